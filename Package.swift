@@ -1,0 +1,46 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Reel",
+    products: [
+        .library(name: "Reel", targets: ["ReelCore", "ReelAsset"]),
+        .executable(name: "reel", targets: ["reel"]),
+    ],
+    targets: [
+        // C tier: FFmpeg's headers plus shims for what Swift cannot import.
+        .systemLibrary(
+            name: "CFFmpeg",
+            path: "Sources/CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev",
+                              "libswresample-dev", "libavfilter-dev", "libavdevice-dev"])]
+        ),
+
+        .target(name: "CFFmpegShims", dependencies: ["CFFmpeg"]),
+
+        // Core tier: pure Swift value types and containers.
+        .target(name: "ReelCore", swiftSettings: strict),
+
+        // Owner tier: the only module that touches FFmpeg pointers.
+        .target(name: "ReelAV", dependencies: ["ReelCore", "CFFmpeg", "CFFmpegShims"], swiftSettings: strict),
+
+        // Public tier: AVFoundation-shaped modules.
+        .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
+
+        // Apps.
+        .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset"], swiftSettings: strict),
+        .executableTarget(name: "reel", dependencies: ["ReelCLI"], swiftSettings: strict),
+
+        .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"], swiftSettings: strict),
+        .testTarget(name: "ReelAVTests", dependencies: ["ReelAV", "CFFmpeg", "CFFmpegShims"], swiftSettings: strict),
+        .testTarget(name: "ReelAssetTests", dependencies: ["ReelAsset"], swiftSettings: strict),
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

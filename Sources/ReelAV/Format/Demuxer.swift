@@ -1,0 +1,197 @@
+import CFFmpeg
+package import ReelCore
+
+/// An open input file: `avformat_open_input` and `avformat_find_stream_info` on
+/// creation, `avformat_close_input` in `deinit`. Reads packets in file order.
+package final class Demuxer {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    package let path: String
+    package let streams: [StreamInfo]
+
+    /// Opens `path` and reads enough of it to describe every stream.
+    /// - Throws: ``ReelError`` with FFmpeg's message, about `path`.
+    package init(path: String) throws(ReelError) {
+        FFmpeg.prepare()
+        FFmpeg.clearLog()
+        var opened: UnsafeMutablePointer<AVFormatContext>?
+        try FFmpeg.check(avformat_open_input(&opened, path, nil, nil), "avformat_open_input", subject: path)
+        guard let context = opened else {
+            throw ReelError(.ffmpeg, "the file could not be opened", subject: path, operation: "avformat_open_input")
+        }
+        let found = avformat_find_stream_info(context, nil)
+        if found < 0 {
+            var doomed: UnsafeMutablePointer<AVFormatContext>? = context
+            avformat_close_input(&doomed)
+            throw FFmpeg.error(found, "avformat_find_stream_info", subject: path)
+        }
+        self.context = context
+        self.path = path
+        streams = (0..<Int(context.pointee.nb_streams)).compactMap { index in
+            context.pointee.streams[index].map { Self.describe($0, index: index) }
+        }
+    }
+
+    deinit {
+        var doomed: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&doomed)
+    }
+
+    /// The container's duration, or invalid when it does not say.
+    package var duration: MediaTime {
+        let value = context.pointee.duration
+        guard value != FFmpeg.noTimestamp, value >= 0 else { return .invalid }
+        return MediaTime(value: value, timescale: Int32(AV_TIME_BASE))
+    }
+
+    /// The container's start time, or zero.
+    package var startTime: MediaTime {
+        let value = context.pointee.start_time
+        guard value != FFmpeg.noTimestamp else { return .zero }
+        return MediaTime(value: value, timescale: Int32(AV_TIME_BASE))
+    }
+
+    /// FFmpeg's name of the container format (`mov,mp4,m4a,3gp,3g2,mj2`).
+    package var formatName: String { FFmpeg.string(context.pointee.iformat?.pointee.name) ?? "unknown" }
+
+    /// Container bit rate, or 0.
+    package var bitRate: Int64 { context.pointee.bit_rate }
+
+    /// Container-level metadata tags.
+    package var metadata: [String: String] { Self.dictionary(context.pointee.metadata) }
+
+    /// The size of the file in bytes, or -1 when unknown.
+    package var fileSize: Int64 {
+        guard let io = context.pointee.pb else { return -1 }
+        return avio_size(io)
+    }
+
+    /// The end of the last byte the container's index points at, when the index places
+    /// samples beyond the end of the file: the file was cut short. Nil for a whole file
+    /// or a container without an index.
+    package var indexedEndBeyondFile: Int64? {
+        let size = fileSize
+        guard size > 0 else { return nil }
+        var end: Int64 = 0
+        for index in 0..<Int(context.pointee.nb_streams) {
+            guard let stream = context.pointee.streams[index] else { continue }
+            let count = avformat_index_get_entries_count(stream)
+            guard count > 0, let last = avformat_index_get_entry(stream, count - 1) else { continue }
+            end = max(end, last.pointee.pos + Int64(last.pointee.size))
+        }
+        return end > size ? end : nil
+    }
+
+    /// Reads the next packet into `packet`. Returns false at the end of the file.
+    /// - Throws: ``ReelError`` for a read error (a damaged file), about the path.
+    package func read(into packet: Packet) throws(ReelError) -> Bool {
+        packet.reset()
+        let result = av_read_frame(context, packet.pointer)
+        if result == FFmpeg.endOfFile { return false }
+        try FFmpeg.check(result, "av_read_frame", subject: path)
+        return true
+    }
+
+    /// Seeks so that the next packets of `streamIndex` start at the last keyframe at or
+    /// before `time`. `avformat_seek_file` with a maximum timestamp of `time`.
+    package func seek(streamIndex: Int, to time: MediaTime) throws(ReelError) {
+        let stream = streams[streamIndex]
+        let target = stream.timeBase.timestamp(time, method: .roundTowardNegativeInfinity)
+        guard target != FFmpeg.noTimestamp else { return }
+        try FFmpeg.check(avformat_seek_file(context, Int32(streamIndex), Int64.min, target, target, 0),
+                         "avformat_seek_file", subject: path)
+    }
+
+    /// Tells the demuxer to skip the packets of streams no one reads.
+    package func setDiscarded(_ discarded: Bool, streamIndex: Int) {
+        context.pointee.streams[streamIndex]?.pointee.discard = discarded ? AVDISCARD_ALL : AVDISCARD_DEFAULT
+    }
+
+    /// The codec parameters of a stream, for opening a decoder or copying to a muxer.
+    func codecParameters(ofStream index: Int) -> UnsafeMutablePointer<AVCodecParameters>? {
+        context.pointee.streams[index]?.pointee.codecpar
+    }
+
+    // MARK: - Describing streams
+
+    static func describe(_ stream: UnsafeMutablePointer<AVStream>, index: Int) -> StreamInfo {
+        let parameters = stream.pointee.codecpar.pointee
+        let timeBase = Rational(stream.pointee.time_base)
+        let metadata = dictionary(stream.pointee.metadata)
+        let codecID = parameters.codec_id
+        var layoutName: String?
+        var layout = parameters.ch_layout
+        if layout.nb_channels > 0 {
+            var buffer = [CChar](repeating: 0, count: 64)
+            if av_channel_layout_describe(&layout, &buffer, buffer.count) > 0 {
+                layoutName = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+        }
+        let mediaType: MediaType = switch parameters.codec_type {
+        case AVMEDIA_TYPE_VIDEO: .video
+        case AVMEDIA_TYPE_AUDIO: .audio
+        case AVMEDIA_TYPE_SUBTITLE: .subtitle
+        case AVMEDIA_TYPE_DATA: .data
+        case AVMEDIA_TYPE_ATTACHMENT: .attachment
+        default: .unknown
+        }
+        return StreamInfo(
+            index: index,
+            mediaType: mediaType,
+            codecName: FFmpeg.string(avcodec_get_name(codecID)) ?? "unknown",
+            profileName: FFmpeg.string(avcodec_profile_name(codecID, parameters.profile)),
+            codecTag: fourCC(parameters.codec_tag),
+            timeBase: timeBase,
+            startTime: timeBase.time(stream.pointee.start_time),
+            duration: stream.pointee.duration > 0 ? timeBase.time(stream.pointee.duration) : .invalid,
+            frameCount: Int(max(stream.pointee.nb_frames, 0)),
+            averageFrameRate: Rational(stream.pointee.avg_frame_rate),
+            baseFrameRate: Rational(stream.pointee.r_frame_rate),
+            width: Int(parameters.width),
+            height: Int(parameters.height),
+            sampleAspectRatio: Rational(parameters.sample_aspect_ratio),
+            pixelFormatName: mediaType == .video && parameters.format >= 0
+                ? FFmpeg.string(av_get_pix_fmt_name(AVPixelFormat(rawValue: parameters.format))) : nil,
+            sampleRate: Int(parameters.sample_rate),
+            channelCount: Int(layout.nb_channels),
+            channelLayoutName: layoutName,
+            sampleFormatName: mediaType == .audio && parameters.format >= 0
+                ? FFmpeg.string(av_get_sample_fmt_name(AVSampleFormat(rawValue: parameters.format))) : nil,
+            bitRate: parameters.bit_rate,
+            language: metadata["language"],
+            displayMatrix: displayMatrix(of: stream),
+            isDefault: stream.pointee.disposition & AV_DISPOSITION_DEFAULT != 0,
+            metadata: metadata)
+    }
+
+    /// The display matrix side data as a transform: 16.16 fixed point for a, b, c, d,
+    /// tx, ty, in the same row-vector layout as `CGAffineTransform`.
+    static func displayMatrix(of stream: UnsafeMutablePointer<AVStream>) -> AffineTransform? {
+        var size: Int = 0
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size),
+              size >= 9 * MemoryLayout<Int32>.size else { return nil }
+        let m = UnsafeRawPointer(data).bindMemory(to: Int32.self, capacity: 9)
+        let unit = 65536.0
+        return AffineTransform(a: Double(m[0]) / unit, b: Double(m[1]) / unit,
+                               c: Double(m[3]) / unit, d: Double(m[4]) / unit,
+                               tx: Double(m[6]) / unit, ty: Double(m[7]) / unit)
+    }
+
+    static func dictionary(_ dictionary: OpaquePointer?) -> [String: String] {
+        var result: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>?
+        while let next = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            if let key = FFmpeg.string(next.pointee.key), let value = FFmpeg.string(next.pointee.value) {
+                result[key] = value
+            }
+            entry = next
+        }
+        return result
+    }
+
+    static func fourCC(_ tag: UInt32) -> String? {
+        guard tag != 0 else { return nil }
+        let bytes = (0..<4).map { UInt8((tag >> (8 * UInt32($0))) & 0xFF) }
+        guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

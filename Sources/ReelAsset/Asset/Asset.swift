@@ -1,0 +1,89 @@
+public import Foundation
+import ReelAV
+public import ReelCore
+
+/// A media file and what it holds: duration, tracks and metadata. `AVURLAsset`.
+///
+/// Creating an asset opens the file, reads its header and closes it again, so an
+/// asset holds no file handle; readers open their own. All properties are loaded
+/// by the time `init` returns.
+public final class Asset: Sendable {
+    public let url: URL
+    /// The length of the asset: the container's duration, or the end of its last track.
+    public let duration: MediaTime
+    /// Every track of the file, in file order. Two audio tracks are two tracks.
+    public let tracks: [AssetTrack]
+    public let metadata: AssetMetadata
+    /// FFmpeg's container name (`mov,mp4,m4a,3gp,3g2,mj2`).
+    public let formatName: String
+    /// Size of the file in bytes.
+    public let fileSize: Int64
+    /// Overall bit rate in bits per second, or 0.
+    public let bitRate: Int64
+
+    /// Loads the asset at `url`.
+    /// - Throws: ``ReelError`` naming the file and the cause: `.fileNotFound`,
+    ///   `.isDirectory`, `.emptyFile`, `.permissionDenied`, or `.invalidData` with FFmpeg's
+    ///   message for bytes that are not media or were cut short.
+    public init(url: URL) throws(ReelError) {
+        let path = url.path
+        try SourceFile.check(path)
+        let demuxer: Demuxer
+        do {
+            demuxer = try Demuxer(path: path)
+        } catch where error.code == .invalidData || error.code == .ffmpeg {
+            var plain = error
+            plain.message = "not a media file that FFmpeg can read: \(error.message)"
+            throw plain
+        }
+        if let end = demuxer.indexedEndBeyondFile {
+            throw ReelError(.invalidData,
+                            "file is truncated: its index needs \(end) bytes but the file has \(demuxer.fileSize)",
+                            subject: path)
+        }
+        if demuxer.streams.isEmpty {
+            throw ReelError(.invalidData, "holds no audio, video or other streams", subject: path)
+        }
+        let containerDuration = demuxer.duration
+        var tracks: [AssetTrack] = []
+        var usedIDs = Set<Int>()
+        for stream in demuxer.streams {
+            let fileID = Int(stream.metadata["id"] ?? "") ?? 0
+            var trackID = fileID > 0 ? fileID : stream.index + 1
+            while usedIDs.contains(trackID) { trackID += 1 }
+            usedIDs.insert(trackID)
+            tracks.append(AssetTrack(stream: stream, trackID: trackID, containerDuration: containerDuration))
+        }
+        self.url = url
+        self.tracks = tracks
+        if containerDuration.isNumeric {
+            duration = containerDuration
+        } else {
+            duration = tracks.map(\.timeRange.end).filter(\.isNumeric).max() ?? .invalid
+        }
+        metadata = AssetMetadata(tags: demuxer.metadata)
+        formatName = demuxer.formatName
+        fileSize = demuxer.fileSize
+        bitRate = demuxer.bitRate
+    }
+
+    /// Loads the asset at `path`.
+    public convenience init(path: String) throws(ReelError) {
+        try self.init(url: URL(fileURLWithPath: path))
+    }
+
+    /// The tracks of one medium, in file order. `tracks(withMediaType:)`.
+    public func tracks(withMediaType mediaType: MediaType) -> [AssetTrack] {
+        tracks.filter { $0.mediaType == mediaType }
+    }
+
+    /// The track with `trackID`, if any. `track(withTrackID:)`.
+    public func track(withTrackID trackID: Int) -> AssetTrack? {
+        tracks.first { $0.trackID == trackID }
+    }
+
+    /// The async form iOS code awaits: `try await asset.loadTracks(withMediaType: .video)`.
+    public func loadTracks(withMediaType mediaType: MediaType) async throws(ReelError) -> [AssetTrack] {
+        tracks(withMediaType: mediaType)
+    }
+}

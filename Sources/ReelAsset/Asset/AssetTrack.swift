@@ -1,0 +1,99 @@
+import ReelAV
+public import ReelCore
+
+/// One track of an asset: its medium, codec, geometry or sound, and timing.
+/// `AVAssetTrack`, as a value: a description that does not change once loaded.
+public struct AssetTrack: Sendable, Hashable, Identifiable {
+    /// The container's track ID (the `tkhd` ID in MP4), or the stream index + 1.
+    public var trackID: Int
+    /// The position of the stream in the file, counting every medium.
+    public var streamIndex: Int
+    public var mediaType: MediaType
+    /// FFmpeg's codec name: `h264`, `hevc`, `aac`, `ac3`…
+    public var codec: String
+    /// The codec profile, such as `High` or `LC`.
+    public var profile: String?
+    /// The container's four-character code (`avc1`, `hvc1`).
+    public var codecTag: String?
+    /// Stored picture size, before the preferred transform. `naturalSize`.
+    public var naturalSize: Size
+    /// How the stored picture is to be turned for display, from the display-matrix side
+    /// data, normalised so the turned picture starts at the origin. `preferredTransform`.
+    public var preferredTransform: AffineTransform
+    /// Frames per second, averaged over the track. `nominalFrameRate`.
+    public var nominalFrameRate: Double
+    /// The shortest frame duration the timestamps allow (`r_frame_rate`), or invalid.
+    /// `minFrameDuration`.
+    public var minFrameDuration: MediaTime
+    /// When the track plays in the asset's timeline. `timeRange`.
+    public var timeRange: MediaTimeRange
+    /// ISO 639-2 code, or nil for `und`. `languageCode`.
+    public var languageCode: String?
+    /// Bits per second. `estimatedDataRate`.
+    public var estimatedDataRate: Double
+    /// The number of samples (frames) the container lists, or 0 when it does not say.
+    public var frameCount: Int
+    /// FFmpeg's name of the decoded pixel format (video).
+    public var pixelFormatName: String?
+    /// Samples per second (audio), else 0.
+    public var sampleRate: Int
+    /// Channels (audio), else 0.
+    public var channelCount: Int
+    /// The channel layout (audio).
+    public var channelLayout: ChannelLayout?
+    /// Whether the container marks this track as the one to play by default.
+    public var isDefault: Bool
+
+    public var id: Int { trackID }
+
+    /// Degrees the stored picture is turned clockwise for display: 0, 90, 180 or 270.
+    /// An iPhone portrait clip (ffprobe's rotation −90) is 90.
+    public var rotation: Int {
+        preferredTransform.orientation?.rotationDegrees ?? Int(preferredTransform.rotationDegrees.rounded()) % 360
+    }
+
+    /// The orientation the preferred transform expresses, if it is a quarter turn.
+    public var orientation: Orientation? { preferredTransform.orientation }
+
+    /// The size of the picture as displayed: natural size after the preferred transform.
+    public var displaySize: Size {
+        let rect = Rect(origin: .zero, size: naturalSize).applying(preferredTransform)
+        return Size(width: rect.width, height: rect.height)
+    }
+
+    init(stream: StreamInfo, trackID: Int, containerDuration: MediaTime) {
+        self.trackID = trackID
+        streamIndex = stream.index
+        mediaType = stream.mediaType
+        codec = stream.codecName
+        profile = stream.profileName
+        codecTag = stream.codecTag
+        naturalSize = Size(width: stream.width, height: stream.height)
+        if let matrix = stream.displayMatrix {
+            preferredTransform = matrix.orientation.map { $0.transform(for: Size(width: stream.width, height: stream.height)) }
+                ?? matrix
+        } else {
+            preferredTransform = .identity
+        }
+        let rate = stream.averageFrameRate.isPositive ? stream.averageFrameRate : stream.baseFrameRate
+        nominalFrameRate = stream.mediaType == .video ? rate.doubleValue : 0
+        minFrameDuration = stream.baseFrameRate.isPositive && stream.baseFrameRate.numerator <= 1000
+            ? MediaTime(value: Int64(stream.baseFrameRate.denominator), timescale: stream.baseFrameRate.numerator)
+            : .invalid
+        let start = stream.startTime.isNumeric ? stream.startTime : .zero
+        let duration = stream.duration.isNumeric ? stream.duration
+            : (containerDuration.isNumeric ? containerDuration - start : .zero)
+        timeRange = MediaTimeRange(start: start, duration: duration)
+        languageCode = stream.language == "und" ? nil : stream.language
+        estimatedDataRate = Double(stream.bitRate)
+        frameCount = stream.frameCount
+        pixelFormatName = stream.pixelFormatName
+        sampleRate = stream.sampleRate
+        channelCount = stream.channelCount
+        channelLayout = stream.mediaType == .audio && stream.channelCount > 0
+            ? ChannelLayout(name: stream.channelLayoutName ?? "\(stream.channelCount) channels",
+                            channelCount: stream.channelCount)
+            : nil
+        isDefault = stream.isDefault
+    }
+}

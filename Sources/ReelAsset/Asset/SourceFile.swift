@@ -1,0 +1,31 @@
+import Foundation
+import ReelCore
+
+/// Checks that a path names a readable, non-empty regular file before FFmpeg sees
+/// it, so that the common mistakes get plain words instead of a demuxer's guess.
+enum SourceFile {
+    /// - Throws: ``ReelError`` `.fileNotFound`, `.isDirectory`, `.emptyFile` or
+    ///   `.permissionDenied`, about `path`.
+    static func check(_ path: String) throws(ReelError) {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            let code = errno
+            switch code {
+            case ENOENT, ENOTDIR: throw ReelError(.fileNotFound, "no such file", subject: path)
+            case EACCES: throw ReelError(.permissionDenied, "permission denied", subject: path)
+            default: throw ReelError(.io, String(cString: strerror(code)), subject: path)
+            }
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR:
+            throw ReelError(.isDirectory, "is a directory, not a media file", subject: path)
+        case S_IFREG:
+            if status.st_size == 0 { throw ReelError(.emptyFile, "is empty (0 bytes)", subject: path) }
+        default:
+            break // devices and pipes are FFmpeg's to judge
+        }
+        guard access(path, R_OK) == 0 else {
+            throw ReelError(.permissionDenied, "permission denied: this user cannot read the file", subject: path)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+/// PCM audio in memory: a format and `frameCount` frames, in one plane (interleaved)
+/// or one plane per channel (planar). `AVAudioPCMBuffer`.
+///
+/// A value type with copy-on-write storage: audio buffers are small, and passing them
+/// between threads needs no discipline.
+public struct AudioBuffer: Sendable, Hashable {
+    public let format: AudioFormat
+    /// Number of frames (one sample per channel each).
+    public private(set) var frameCount: Int
+    /// One array per plane.
+    public private(set) var planes: [[UInt8]]
+
+    /// A silent buffer of `frameCount` frames.
+    /// - Throws: ``ReelError`` `.unsupported` for an unknown sample format,
+    ///   `.invalidArgument` for a negative count or no channels.
+    public init(format: AudioFormat, frameCount: Int) throws(ReelError) {
+        guard format.sampleFormat.bytesPerSample > 0 else {
+            throw ReelError(.unsupported, "sample format '\(format.sampleFormat)' is not one Reel's buffers hold")
+        }
+        guard frameCount >= 0, format.channelCount > 0, format.sampleRate > 0 else {
+            throw ReelError(.invalidArgument,
+                            "audio buffer of \(frameCount) frames, \(format.channelCount) channels at \(format.sampleRate) Hz")
+        }
+        self.format = format
+        self.frameCount = frameCount
+        let silence: UInt8 = format.sampleFormat == .uint8 ? 0x80 : 0
+        planes = Array(repeating: Array(repeating: silence, count: frameCount * format.bytesPerFrameInPlane),
+                       count: format.planeCount)
+    }
+
+    /// A buffer from planes already laid out for `format`.
+    /// - Throws: ``ReelError`` `.invalidArgument` when the plane count or sizes do not match.
+    public init(format: AudioFormat, planes: [[UInt8]]) throws(ReelError) {
+        let bytesPerFrame = format.bytesPerFrameInPlane
+        guard bytesPerFrame > 0, planes.count == format.planeCount,
+              let first = planes.first, first.count % bytesPerFrame == 0,
+              planes.allSatisfy({ $0.count == first.count }) else {
+            throw ReelError(.invalidArgument, "audio planes do not match \(format)")
+        }
+        self.format = format
+        self.planes = planes
+        frameCount = first.count / bytesPerFrame
+    }
+
+    /// The buffer's length in time.
+    public var duration: MediaTime { MediaTime(value: Int64(frameCount), timescale: Int32(clamping: format.sampleRate)) }
+
+    /// The samples of `channel` as floats in -1...1, whatever the storage format.
+    public func floatSamples(channel: Int) -> [Float] {
+        guard channel >= 0, channel < format.channelCount else { return [] }
+        let sampleFormat = format.sampleFormat
+        let size = sampleFormat.bytesPerSample
+        let plane = sampleFormat.isPlanar ? planes[channel] : planes[0]
+        let step = sampleFormat.isPlanar ? size : size * format.channelCount
+        let first = sampleFormat.isPlanar ? 0 : size * channel
+        return plane.withUnsafeBytes { raw in
+            (0..<frameCount).map { frame in
+                let offset = first + frame * step
+                switch sampleFormat.rawValue {
+                case "u8": return (Float(raw[offset]) - 128) / 128
+                case "s16", "s16p": return Float(raw.loadUnaligned(fromByteOffset: offset, as: Int16.self)) / 32768
+                case "s32", "s32p": return Float(raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)) / 2147483648
+                case "flt", "fltp": return raw.loadUnaligned(fromByteOffset: offset, as: Float.self)
+                case "dbl", "dblp": return Float(raw.loadUnaligned(fromByteOffset: offset, as: Double.self))
+                default: return 0
+                }
+            }
+        }
+    }
+
+    /// A buffer in 32-bit float planar format from per-channel samples.
+    /// - Throws: ``ReelError`` `.invalidArgument` when channels differ in length or there are none.
+    public static func float(channels: [[Float]], sampleRate: Int) throws(ReelError) -> AudioBuffer {
+        guard let count = channels.first?.count, channels.allSatisfy({ $0.count == count }) else {
+            throw ReelError(.invalidArgument, "audio channels must be non-empty and of equal length")
+        }
+        let format = AudioFormat.standard(sampleRate: sampleRate, channels: channels.count)
+        let planes = channels.map { samples in samples.withUnsafeBytes { Array($0) } }
+        return try AudioBuffer(format: format, planes: planes)
+    }
+}

@@ -1,0 +1,74 @@
+/// What went wrong in Reel: a code to match on, the file it concerns, the operation
+/// that failed and a message, which for FFmpeg failures is FFmpeg's own text.
+///
+/// Its ``description`` is the one line the CLI prints: `FILE: message`.
+public struct ReelError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A category of failure, stable across releases.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let fileNotFound = Code(rawValue: "fileNotFound")
+        public static let permissionDenied = Code(rawValue: "permissionDenied")
+        public static let isDirectory = Code(rawValue: "isDirectory")
+        public static let emptyFile = Code(rawValue: "emptyFile")
+        /// The bytes are not media FFmpeg can read, or are damaged.
+        public static let invalidData = Code(rawValue: "invalidData")
+        /// A codec, format or option that this build cannot handle.
+        public static let unsupported = Code(rawValue: "unsupported")
+        /// A caller's argument is out of range or inconsistent.
+        public static let invalidArgument = Code(rawValue: "invalidArgument")
+        /// A call made in the wrong state (appending after finishing, say).
+        public static let invalidState = Code(rawValue: "invalidState")
+        /// Reading or writing the file failed.
+        public static let io = Code(rawValue: "io")
+        /// No space left on the device.
+        public static let diskFull = Code(rawValue: "diskFull")
+        public static let outOfMemory = Code(rawValue: "outOfMemory")
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// Any other FFmpeg failure; ``ReelError/ffmpegCode`` holds FFmpeg's code.
+        public static let ffmpeg = Code(rawValue: "ffmpeg")
+
+        public var description: String { rawValue }
+    }
+
+    public var code: Code
+    /// What the message is about: a file path, or a field such as `--size`.
+    public var subject: String?
+    /// The step that failed, such as `avformat_open_input`.
+    public var operation: String?
+    /// The cause, in words: FFmpeg's own message where FFmpeg failed.
+    public var message: String
+    /// FFmpeg's negative error code, when the failure came from FFmpeg.
+    public var ffmpegCode: Int32?
+
+    public init(_ code: Code, _ message: String, subject: String? = nil, operation: String? = nil,
+                ffmpegCode: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.subject = subject
+        self.operation = operation
+        self.ffmpegCode = ffmpegCode
+    }
+
+    /// The same error about `subject`, unless it already names one.
+    public func about(_ subject: String) -> ReelError {
+        var copy = self
+        if copy.subject == nil { copy.subject = subject }
+        return copy
+    }
+
+    /// `subject: message (operation)` on one line.
+    public var description: String {
+        var line = subject.map { "\($0): " } ?? ""
+        line += message
+        if let operation { line += " (\(operation))" }
+        return line.replacingNewlines()
+    }
+}
+
+extension String {
+    func replacingNewlines() -> String {
+        String(map { $0.isNewline ? " " : $0 })
+    }
+}

@@ -1,0 +1,18 @@
+/// A point in a plane whose y axis points down, as in video frames and `CGPoint`.
+public struct Point: Sendable, Hashable, Codable {
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+
+    public static let zero = Point(x: 0, y: 0)
+
+    /// The point mapped by `transform`. `CGPoint.applying(_:)`.
+    public func applying(_ transform: AffineTransform) -> Point {
+        Point(x: transform.a * x + transform.c * y + transform.tx,
+              y: transform.b * x + transform.d * y + transform.ty)
+    }
+}
