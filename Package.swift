@@ -37,10 +37,13 @@ let package = Package(
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset"], swiftSettings: strict),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"], swiftSettings: strict),
 
+        // Tests: helpers shared by the suites, then one suite per module.
+        .target(name: "ReelTestSupport", path: "Tests/ReelTestSupport", swiftSettings: strict),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"], swiftSettings: strict),
-        .testTarget(name: "ReelAVTests", dependencies: ["ReelAV", "CFFmpeg", "CFFmpegShims"], swiftSettings: strict),
-        .testTarget(name: "ReelAssetTests", dependencies: ["ReelAsset"], swiftSettings: strict),
-        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel"], swiftSettings: strict),
+        .testTarget(name: "ReelAVTests", dependencies: ["ReelAV", "CFFmpeg", "CFFmpegShims", "ReelTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "ReelAssetTests", dependencies: ["ReelAsset", "ReelTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

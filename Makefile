@@ -1,0 +1,36 @@
+# Reel: `make demo` and `make test` set up everything on a fresh Debian 12 machine.
+
+SWIFT ?= swift
+CLIPS ?= ../shared/media/seed-clips
+RELEASE_BIN := .build/release/reel
+
+# Debian 12 packages: FFmpeg's libraries and headers, the ffmpeg/ffprobe CLI as the
+# outside judge in tests and benchmarks, and headless Chromium for "does it play".
+DEBIAN_PACKAGES := pkg-config \
+	libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev \
+	libavfilter-dev libavdevice-dev ffmpeg \
+	chromium chromium-driver python3-selenium bc
+
+.PHONY: deps build debug test demo bench clean format
+
+deps:
+	@scripts/deps.sh $(DEBIAN_PACKAGES)
+
+build: deps
+	$(SWIFT) build -c release --product reel
+
+debug:
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel --num-workers 2
+
+demo: deps build
+	@scripts/demo.sh $(RELEASE_BIN) $(CLIPS)
+
+bench: deps build
+	@scripts/bench.sh $(RELEASE_BIN) $(CLIPS)
+
+clean:
+	rm -rf .build

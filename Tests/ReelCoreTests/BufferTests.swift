@@ -1,0 +1,74 @@
+import ReelCore
+import Testing
+
+@Suite struct BufferTests {
+    @Test func yuv420PlanesRoundUpOddSizesAndAlignRows() throws {
+        let buffer = try PixelBuffer(width: 1275, height: 721, pixelFormat: .yuv420p)
+        #expect(buffer.planes.count == 3)
+        #expect(buffer.planes[0].width == 1275 && buffer.planes[0].height == 721)
+        #expect(buffer.planes[1].width == 638 && buffer.planes[1].height == 361)
+        #expect(buffer.planes.allSatisfy { $0.bytesPerRow % 64 == 0 && $0.bytesPerRow >= $0.bytesPerRowOfPixels })
+    }
+
+    @Test func nv12AndBGRALayouts() throws {
+        let nv12 = try PixelBuffer(width: 64, height: 32, pixelFormat: .nv12)
+        #expect(nv12.planes.map(\.bytesPerRowOfPixels) == [64, 64])
+        #expect(nv12.planes.map(\.height) == [32, 16])
+        let bgra = try PixelBuffer(width: 10, height: 2, pixelFormat: .bgra)
+        #expect(bgra.planes.count == 1 && bgra.planes[0].bytesPerRowOfPixels == 40)
+    }
+
+    @Test func fillAndReadElements() throws {
+        let buffer = try PixelBuffer(width: 4, height: 4, pixelFormat: .nv12)
+        buffer.fill(planeValues: [16, 128])
+        #expect(buffer.element(plane: 0, x: 3, y: 3) == [16])
+        #expect(buffer.element(plane: 1, x: 1, y: 1) == [128, 128])
+        #expect(buffer.element(plane: 1, x: 2, y: 0) == nil)
+    }
+
+    @Test func rejectsAbsurdSizesAndUnknownFormats() {
+        #expect(throws: ReelError.self) { try PixelBuffer(width: 0, height: 10, pixelFormat: .rgba) }
+        #expect(throws: ReelError.self) { try PixelBuffer(width: 100_000, height: 100_000, pixelFormat: .rgba) }
+        #expect(throws: ReelError.self) { try PixelBuffer(width: 10, height: 10, pixelFormat: PixelFormat(rawValue: "p010le")) }
+    }
+
+    @Test func poolReusesMemoryInSteadyState() throws {
+        let pool = try PixelBufferPool(width: 320, height: 240, pixelFormat: .yuv420p)
+        for _ in 0..<100 {
+            let a = pool.makePixelBuffer()
+            let b = pool.makePixelBuffer()
+            #expect(a.width == 320 && b.pixelFormat == .yuv420p)
+        }
+        #expect(pool.allocationCount == 2)
+    }
+
+    @Test func copyPixelsChecksShape() throws {
+        let a = try PixelBuffer(width: 8, height: 8, pixelFormat: .rgba)
+        a.fill(planeValues: [200])
+        let b = try PixelBuffer(width: 8, height: 8, pixelFormat: .rgba)
+        try b.copyPixels(from: a)
+        #expect(b.element(plane: 0, x: 7, y: 7) == [200, 200, 200, 200])
+        let c = try PixelBuffer(width: 4, height: 8, pixelFormat: .rgba)
+        #expect(throws: ReelError.self) { try c.copyPixels(from: a) }
+    }
+
+    @Test func audioSamplesReadAsFloats() throws {
+        let format = AudioFormat(sampleFormat: .int16, sampleRate: 48000, channelLayout: .stereo)
+        let samples: [Int16] = [16384, -16384, 32767, 0]
+        let bytes = samples.withUnsafeBytes { Array($0) }
+        let buffer = try AudioBuffer(format: format, planes: [bytes])
+        #expect(buffer.frameCount == 2)
+        #expect(buffer.floatSamples(channel: 0) == [0.5, Float(32767) / 32768])
+        #expect(buffer.floatSamples(channel: 1) == [-0.5, 0])
+        #expect(buffer.duration == MediaTime(value: 2, timescale: 48000))
+        #expect(throws: ReelError.self) { try AudioBuffer(format: format, planes: [[1, 2, 3]]) }
+    }
+
+    @Test func sampleBufferCarriesTime() throws {
+        let audio = try AudioBuffer.float(channels: [[0, 0.5, 1]], sampleRate: 3)
+        let sample = SampleBuffer(audioBuffer: audio, presentationTime: MediaTime(value: 1, timescale: 1))
+        #expect(sample.mediaType == .audio)
+        #expect(sample.timeRange.end == MediaTime(value: 2, timescale: 1))
+        #expect(sample.pixelBuffer == nil)
+    }
+}

@@ -1,0 +1,42 @@
+public import Foundation
+
+/// Where things are for tests: the package root, the seed clips, the built `reel`.
+public enum Paths {
+    /// The package root, found from this file's path so tests work from any directory.
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `../shared/media/seed-clips` beside the package.
+    public static let seedClips: URL = packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/media/seed-clips")
+
+    /// Whether the seed clips are here. CI has them; a fresh clone does not.
+    public static var seedClipsAvailable: Bool {
+        FileManager.default.fileExists(atPath: seedClip("01_nebula.mp4").path)
+    }
+
+    /// The reason printed when a test that needs the seed clips is skipped.
+    public static let seedClipsMissing = "needs ../shared/media/seed-clips beside the package (absent in a fresh clone)"
+
+    public static func seedClip(_ name: String) -> URL { seedClips.appendingPathComponent(name) }
+
+    /// The five seed clips' file names.
+    public static let seedClipNames = ["01_nebula.mp4", "02_blackhole.mp4", "03_nebula.mp4", "04_quasar.mp4",
+                                       "05_blackhole.mp4"]
+
+    /// The `reel` binary `swift build` made beside the test bundle.
+    public static var reelBinary: URL {
+        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            .map { $0.appendingPathComponent("reel") }
+            + [packageRoot.appendingPathComponent(".build/debug/reel")]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[candidates.count - 1]
+    }
+
+    /// A fresh empty directory under the system temporary directory.
+    public static func temporaryDirectory(_ label: String = "reel-test") throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}

@@ -1,0 +1,80 @@
+public import Foundation
+
+/// The outcome of running a program.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+    /// True when the program was killed by the time limit.
+    public var timedOut: Bool
+    /// True when it died of a signal (a crash) rather than exiting.
+    public var crashed: Bool
+}
+
+/// Runs programs for tests, with a time limit so that a hang fails instead of blocking.
+public enum ProcessRunner {
+    public static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 120,
+                           environment: [String: String]? = nil) throws -> ProcessResult {
+        let process = Process()
+        if executable.contains("/") {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [executable] + arguments
+        }
+        if let environment { process.environment = environment }
+        let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("reel-out-\(UUID().uuidString)")
+        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("reel-err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        var timedOut = false
+        while process.isRunning {
+            if Date() > deadline {
+                timedOut = true
+                process.terminate()
+                usleep(200_000)
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                break
+            }
+            usleep(10_000)
+        }
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return ProcessResult(
+            status: process.terminationStatus,
+            standardOutput: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+            standardError: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "",
+            timedOut: timedOut,
+            crashed: process.terminationReason == .uncaughtSignal)
+    }
+
+    /// Runs `reel` with `arguments`.
+    public static func reel(_ arguments: [String], timeout: TimeInterval = 120) throws -> ProcessResult {
+        try run(Paths.reelBinary.path, arguments, timeout: timeout)
+    }
+
+    /// Runs the ffmpeg CLI quietly, failing the caller when it fails.
+    public static func ffmpeg(_ arguments: [String]) throws {
+        let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-y"] + arguments)
+        guard result.status == 0 else { throw TestFailure("ffmpeg \(arguments.joined(separator: " ")): \(result.standardError)") }
+    }
+}
+
+/// A failure in test set-up, with what went wrong.
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
