@@ -72,3 +72,38 @@ import Testing
         #expect(sample.pixelBuffer == nil)
     }
 }
+
+@Suite struct OrientationKernelTests {
+    /// A 3x2 gray picture whose pixel values are 10 * x + y.
+    private func numbered() throws -> PixelBuffer {
+        let buffer = try PixelBuffer(width: 3, height: 2, pixelFormat: .gray8)
+        buffer.withUnsafeMutableBytes(ofPlane: 0) { bytes in
+            for y in 0..<2 { for x in 0..<3 { bytes[y * buffer.planes[0].bytesPerRow + x] = UInt8(10 * x + y) } }
+        }
+        return buffer
+    }
+
+    private func rows(_ buffer: PixelBuffer) -> [[UInt8]] {
+        (0..<buffer.height).map { y in (0..<buffer.width).map { x in buffer.element(plane: 0, x: x, y: y)?[0] ?? 255 } }
+    }
+
+    @Test func turnsEachWay() throws {
+        let source = try numbered()
+        #expect(rows(source) == [[0, 10, 20], [1, 11, 21]])
+        #expect(rows(try source.oriented(.right)) == [[1, 0], [11, 10], [21, 20]])
+        #expect(rows(try source.oriented(.left)) == [[20, 21], [10, 11], [0, 1]])
+        #expect(rows(try source.oriented(.down)) == [[21, 11, 1], [20, 10, 0]])
+        #expect(rows(try source.oriented(.upMirrored)) == [[20, 10, 0], [21, 11, 1]])
+        #expect(rows(try source.oriented(.up)) == rows(source))
+    }
+
+    @Test func turnsChromaPlanesToo() throws {
+        let source = try PixelBuffer(width: 4, height: 2, pixelFormat: .nv12)
+        source.fill(planeValues: [16, 128])
+        source.withUnsafeMutableBytes(ofPlane: 1) { $0[0] = 1; $0[1] = 2 } // the top-left UV pair
+        let turned = try source.oriented(.right)
+        #expect(turned.width == 2 && turned.height == 4)
+        #expect(turned.element(plane: 1, x: 0, y: 0) == [1, 2])
+        #expect(throws: ReelError.self) { try PixelBuffer(width: 4, height: 2, pixelFormat: .yuyv422).oriented(.left) }
+    }
+}

@@ -44,3 +44,12 @@ package final class Packet {
         if pointer.pointee.dts != FFmpeg.noTimestamp { pointer.pointee.dts += ticks }
     }
 }
+
+extension Packet {
+    /// A new packet holding a reference to the same payload. `av_packet_clone`.
+    package func clone() throws(ReelError) -> Packet {
+        let copy = try Packet()
+        try FFmpeg.check(av_packet_ref(copy.pointer, pointer), "av_packet_ref")
+        return copy
+    }
+}

@@ -68,6 +68,35 @@ public struct AudioBuffer: Sendable, Hashable {
         }
     }
 
+    /// Drops the frames after `count` (keeps all when `count` is not smaller).
+    public mutating func truncate(toFrameCount count: Int) {
+        guard count >= 0, count < frameCount else { return }
+        let bytes = count * format.bytesPerFrameInPlane
+        for index in planes.indices { planes[index].removeSubrange(bytes...) }
+        frameCount = count
+    }
+
+    /// Appends the frames of `other`, which must have the same format.
+    /// - Throws: ``ReelError`` `.invalidArgument` when the formats differ.
+    public mutating func append(_ other: AudioBuffer) throws(ReelError) {
+        guard other.format == format else {
+            throw ReelError(.invalidArgument, "cannot append \(other.format) audio to \(format) audio")
+        }
+        for index in planes.indices { planes[index].append(contentsOf: other.planes[index]) }
+        frameCount += other.frameCount
+    }
+
+    /// The frames from `start` (clamped), `count` long at most, as a new buffer.
+    public func slice(from start: Int, count: Int) -> AudioBuffer {
+        var copy = self
+        let first = max(0, min(start, frameCount))
+        let length = max(0, min(count, frameCount - first))
+        let bytes = format.bytesPerFrameInPlane
+        copy.planes = planes.map { Array($0[(first * bytes)..<((first + length) * bytes)]) }
+        copy.frameCount = length
+        return copy
+    }
+
     /// A buffer in 32-bit float planar format from per-channel samples.
     /// - Throws: ``ReelError`` `.invalidArgument` when channels differ in length or there are none.
     public static func float(channels: [[Float]], sampleRate: Int) throws(ReelError) -> AudioBuffer {

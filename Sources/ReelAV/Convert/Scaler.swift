@@ -1,0 +1,135 @@
+import CFFmpeg
+package import ReelCore
+
+/// Converts pictures between sizes and pixel formats with libswscale, keeping one
+/// cached `SwsContext` (`sws_getCachedContext`) for the shape it last saw.
+///
+/// Same size and format is a plain row copy; everything else goes through
+/// `sws_scale` with bicubic filtering (as the ffmpeg CLI) and the source's colour
+/// matrix and range.
+package final class Scaler {
+    private var context: OpaquePointer?
+    private var configuredFor: Shape?
+
+    private struct Shape: Equatable {
+        var sourceWidth, sourceHeight: Int
+        var source: AVPixelFormat
+        var targetWidth, targetHeight: Int
+        var target: AVPixelFormat
+        var fullRange: Bool
+    }
+
+    package init() {}
+
+    deinit { sws_freeContext(context) }
+
+    /// Writes `frame`'s picture into `buffer`, scaled and converted to the buffer's size and format.
+    package func convert(_ frame: Frame, into buffer: PixelBuffer) throws(ReelError) {
+        let sourcePointers = frame.dataPointers
+        let sourceStrides = frame.lineSizes
+        try scale(sourceWidth: frame.width, sourceHeight: frame.height, sourceFormat: frame.pixelFormat,
+                  sourcePointers: sourcePointers.map { UnsafePointer($0) }, sourceStrides: sourceStrides,
+                  fullRange: frame.isFullRange,
+                  target: buffer)
+    }
+
+    /// Writes `buffer`'s picture into `frame`, whose size and format are already set and allocated.
+    package func convert(_ buffer: PixelBuffer, into frame: Frame) throws(ReelError) {
+        let pointers = (0..<buffer.planes.count).map { index in
+            buffer.withUnsafeBytes(ofPlane: index) { $0.baseAddress?.assumingMemoryBound(to: UInt8.self) }
+        }
+        let strides = buffer.planes.map { Int32($0.bytesPerRow) }
+        try scale(sourceWidth: buffer.width, sourceHeight: buffer.height, sourceFormat: buffer.pixelFormat.av,
+                  sourcePointers: pointers, sourceStrides: strides, fullRange: !buffer.pixelFormat.isYUV,
+                  targetWidth: frame.width, targetHeight: frame.height, targetFormat: frame.pixelFormat,
+                  targetPointers: frame.dataPointers, targetStrides: frame.lineSizes)
+    }
+
+    /// Scales one pixel buffer into another.
+    package func convert(_ source: PixelBuffer, into target: PixelBuffer) throws(ReelError) {
+        let pointers = (0..<source.planes.count).map { index in
+            source.withUnsafeBytes(ofPlane: index) { $0.baseAddress?.assumingMemoryBound(to: UInt8.self) }
+        }
+        try scale(sourceWidth: source.width, sourceHeight: source.height, sourceFormat: source.pixelFormat.av,
+                  sourcePointers: pointers, sourceStrides: source.planes.map { Int32($0.bytesPerRow) },
+                  fullRange: !source.pixelFormat.isYUV, target: target)
+    }
+
+    private func scale(sourceWidth: Int, sourceHeight: Int, sourceFormat: AVPixelFormat,
+                       sourcePointers: [UnsafePointer<UInt8>?], sourceStrides: [Int32], fullRange: Bool,
+                       target: PixelBuffer) throws(ReelError) {
+        let pointers = (0..<target.planes.count).map { index in
+            target.withUnsafeMutableBytes(ofPlane: index) { $0.baseAddress?.assumingMemoryBound(to: UInt8.self) }
+        }
+        try scale(sourceWidth: sourceWidth, sourceHeight: sourceHeight, sourceFormat: sourceFormat,
+                  sourcePointers: sourcePointers, sourceStrides: sourceStrides, fullRange: fullRange,
+                  targetWidth: target.width, targetHeight: target.height, targetFormat: target.pixelFormat.av,
+                  targetPointers: pointers, targetStrides: target.planes.map { Int32($0.bytesPerRow) })
+    }
+
+    private func scale(sourceWidth: Int, sourceHeight: Int, sourceFormat: AVPixelFormat,
+                       sourcePointers: [UnsafePointer<UInt8>?], sourceStrides: [Int32], fullRange: Bool,
+                       targetWidth: Int, targetHeight: Int, targetFormat: AVPixelFormat,
+                       targetPointers: [UnsafeMutablePointer<UInt8>?], targetStrides: [Int32]) throws(ReelError) {
+        guard sourceFormat != AV_PIX_FMT_NONE, targetFormat != AV_PIX_FMT_NONE else {
+            throw ReelError(.unsupported, "unknown pixel format for conversion", operation: "sws_getCachedContext")
+        }
+        if sourceWidth == targetWidth, sourceHeight == targetHeight, sourceFormat == targetFormat {
+            copyPlanes(width: sourceWidth, height: sourceHeight, format: sourceFormat, sourcePointers: sourcePointers,
+                       sourceStrides: sourceStrides, targetPointers: targetPointers, targetStrides: targetStrides)
+            return
+        }
+        let shape = Shape(sourceWidth: sourceWidth, sourceHeight: sourceHeight, source: sourceFormat,
+                          targetWidth: targetWidth, targetHeight: targetHeight, target: targetFormat, fullRange: fullRange)
+        if shape != configuredFor {
+            context = sws_getCachedContext(context, Int32(sourceWidth), Int32(sourceHeight), sourceFormat,
+                                           Int32(targetWidth), Int32(targetHeight), targetFormat,
+                                           SWS_BICUBIC, nil, nil, nil)
+            guard let context else {
+                configuredFor = nil
+                throw ReelError(.unsupported, "libswscale cannot convert \(sourceWidth)x\(sourceHeight) \(name(sourceFormat)) to \(targetWidth)x\(targetHeight) \(name(targetFormat))",
+                                operation: "sws_getCachedContext")
+            }
+            // BT.709 for HD sources, as H.264 from cameras and phones is tagged; BT.601 below 720 lines.
+            let matrix = sws_getCoefficients(sourceHeight >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601)
+            _ = sws_setColorspaceDetails(context, matrix, fullRange ? 1 : 0, matrix,
+                                         targetFormat.isYUVFormat ? 0 : 1, 0, 1 << 16, 1 << 16)
+            configuredFor = shape
+        }
+        let result = sourcePointers.withUnsafeBufferPointer { sourceData in
+            sourceStrides.withUnsafeBufferPointer { sourceLines in
+                targetPointers.withUnsafeBufferPointer { targetData in
+                    targetStrides.withUnsafeBufferPointer { targetLines in
+                        sws_scale(context, sourceData.baseAddress, sourceLines.baseAddress, 0, Int32(sourceHeight),
+                                  targetData.baseAddress, targetLines.baseAddress)
+                    }
+                }
+            }
+        }
+        try FFmpeg.check(result, "sws_scale")
+    }
+
+    private func copyPlanes(width: Int, height: Int, format: AVPixelFormat, sourcePointers: [UnsafePointer<UInt8>?],
+                            sourceStrides: [Int32], targetPointers: [UnsafeMutablePointer<UInt8>?], targetStrides: [Int32]) {
+        guard let descriptor = av_pix_fmt_desc_get(format) else { return }
+        let planeCount = Int(av_pix_fmt_count_planes(format))
+        for plane in 0..<min(planeCount, sourcePointers.count, targetPointers.count) {
+            guard let source = sourcePointers[plane], let target = targetPointers[plane] else { continue }
+            let chroma = plane == 1 || plane == 2
+            let rows = chroma ? -((-height) >> Int(descriptor.pointee.log2_chroma_h)) : height
+            let bytes = av_image_get_linesize(format, Int32(width), Int32(plane))
+            av_image_copy_plane(target, targetStrides[plane], source, sourceStrides[plane], bytes, Int32(rows))
+        }
+    }
+
+    private func name(_ format: AVPixelFormat) -> String {
+        FFmpeg.string(av_get_pix_fmt_name(format)) ?? "unknown"
+    }
+}
+
+extension AVPixelFormat {
+    var isYUVFormat: Bool {
+        guard let descriptor = av_pix_fmt_desc_get(self) else { return false }
+        return descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && descriptor.pointee.nb_components >= 3
+    }
+}

@@ -1,0 +1,50 @@
+public import ReelCore
+
+/// Decoded samples of one track, read through an ``AssetReader``. `AVAssetReaderTrackOutput`.
+///
+/// Video comes as ``PixelBuffer``s from a pool, audio as ``AudioBuffer``s, each in a
+/// ``SampleBuffer`` with exact presentation time and duration. Not thread-safe: read
+/// each reader from one thread at a time.
+public final class AssetReaderTrackOutput {
+    public let track: AssetTrack
+    public let videoSettings: VideoOutputSettings?
+    public let audioSettings: AudioOutputSettings?
+    /// Turn frames by the track's preferred transform, so they come out upright. Off by
+    /// default, as in AVFoundation: the transform is reported, not applied.
+    public var appliesPreferredTrackTransform = false
+
+    weak var reader: AssetReader?
+
+    /// An output of `track`'s video in `settings`' format and size.
+    public init(track: AssetTrack, videoSettings: VideoOutputSettings) {
+        self.track = track
+        self.videoSettings = videoSettings
+        audioSettings = nil
+    }
+
+    /// An output of `track`'s audio in `settings`' format, rate and channels.
+    public init(track: AssetTrack, audioSettings: AudioOutputSettings) {
+        self.track = track
+        self.audioSettings = audioSettings
+        videoSettings = nil
+    }
+
+    /// An output in the decoder's own format: yuv420p for most video, float planar for AAC.
+    public convenience init(track: AssetTrack) {
+        if track.mediaType == .audio {
+            self.init(track: track, audioSettings: AudioOutputSettings())
+        } else {
+            self.init(track: track, videoSettings: VideoOutputSettings())
+        }
+    }
+
+    /// The next sample, or nil when the track (or the reader's time range) is finished.
+    /// `copyNextSampleBuffer()`.
+    /// - Throws: ``ReelError`` for a decode error, or `.invalidState` before `startReading()`.
+    public func copyNextSampleBuffer() throws(ReelError) -> SampleBuffer? {
+        guard let reader else {
+            throw ReelError(.invalidState, "this output was not added to a reader")
+        }
+        return try reader.nextSample(for: self)
+    }
+}

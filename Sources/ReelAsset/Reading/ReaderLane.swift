@@ -1,0 +1,228 @@
+import ReelAV
+import ReelCore
+
+/// The decoding state of one output inside an ``AssetReader``: its queued packets,
+/// decoder, converter and the decoded samples waiting to be taken.
+final class ReaderLane {
+    let output: AssetReaderTrackOutput
+    private let decoder: Decoder
+    private let frame: Frame
+    private let timeBase: Rational
+    private let range: MediaTimeRange
+    private let mediaType: MediaType
+
+    private var packets: [Packet] = []
+    private var packetHead = 0
+    private var ready: [SampleBuffer] = []
+    private var readyHead = 0
+    private var drained = false
+    private var pastEnd = false
+
+    // Video
+    private let scaler = Scaler()
+    private var pool: PixelBufferPool?
+    private var pending: (buffer: PixelBuffer, time: MediaTime, packetDuration: MediaTime)?
+    private let fallbackFrameDuration: MediaTime
+
+    // Audio
+    private var resampler: Resampler?
+    private var audioClock: MediaTime = .invalid
+
+    init(output: AssetReaderTrackOutput, demuxer: Demuxer, range: MediaTimeRange) throws(ReelError) {
+        self.output = output
+        let track = output.track
+        mediaType = track.mediaType
+        guard mediaType == .video || mediaType == .audio else {
+            throw ReelError(.unsupported, "reading \(mediaType) tracks is not supported (track \(track.trackID))")
+        }
+        decoder = try Decoder(demuxer: demuxer, streamIndex: track.streamIndex)
+        frame = try Frame()
+        timeBase = demuxer.streams[track.streamIndex].timeBase
+        self.range = range
+        let rate = track.nominalFrameRate > 0 ? track.nominalFrameRate : 25
+        fallbackFrameDuration = track.minFrameDuration.isNumeric ? track.minFrameDuration
+            : MediaTime(seconds: 1 / rate, preferredTimescale: 90000)
+        if mediaType == .audio, let settings = output.audioSettings {
+            let channels = settings.channelCount ?? track.channelCount
+            let layout = settings.channelCount == nil ? (track.channelLayout ?? .default(channels: channels))
+                : .default(channels: channels)
+            resampler = try Resampler(output: AudioFormat(sampleFormat: settings.sampleFormat,
+                                                          sampleRate: settings.sampleRate ?? track.sampleRate,
+                                                          channelLayout: layout))
+        }
+    }
+
+    var hasQueuedPackets: Bool { packetHead < packets.count }
+
+    /// Nothing more will come out of this lane.
+    var isFinished: Bool { (drained || pastEnd) && readyHead >= ready.count }
+
+    func enqueue(_ packet: Packet) throws(ReelError) {
+        packets.append(try packet.clone())
+    }
+
+    func nextReadySample() throws(ReelError) -> SampleBuffer? {
+        guard readyHead < ready.count else { return nil }
+        let sample = ready[readyHead]
+        readyHead += 1
+        if readyHead == ready.count {
+            ready.removeAll(keepingCapacity: true)
+            readyHead = 0
+        }
+        return sample
+    }
+
+    /// Sends queued packets to the decoder and collects what it decodes.
+    func decodeQueued() throws(ReelError) {
+        while packetHead < packets.count, !pastEnd {
+            let result = try decoder.send(packets[packetHead])
+            if result == .needsInput {
+                try receiveAll()
+                continue
+            }
+            packetHead += 1
+            try receiveAll()
+        }
+        if packetHead == packets.count {
+            packets.removeAll(keepingCapacity: true)
+            packetHead = 0
+        }
+        if pastEnd { try finishPending() }
+    }
+
+    /// The file has ended: flush the decoder and emit everything it held.
+    func drain() throws(ReelError) {
+        guard !drained else { return }
+        if !pastEnd {
+            try decodeQueued()
+            _ = try decoder.send(nil)
+            try receiveAll()
+        }
+        try finishPending()
+        if let resampler, !pastEnd, let tail = try resampler.flush() { emitAudio(tail, at: audioClock) }
+        drained = true
+    }
+
+    private func receiveAll() throws(ReelError) {
+        while !pastEnd, try decoder.receive(into: frame) == .produced {
+            if mediaType == .video {
+                try takeVideoFrame()
+            } else {
+                try takeAudioFrame()
+            }
+        }
+    }
+
+    // MARK: - Video
+
+    private func takeVideoFrame() throws(ReelError) {
+        let time = timeBase.time(frame.bestEffortTimestamp)
+        guard time.isNumeric else { return }
+        if let pending {
+            // A frame's duration is the gap to the next one: exact for VFR sources.
+            if time > pending.time {
+                emitVideo(pending.buffer, at: pending.time, duration: time - pending.time)
+            } else {
+                return // a duplicate or backwards timestamp: keep the earlier frame
+            }
+        }
+        pending = nil
+        if time >= range.end {
+            pastEnd = true
+            return
+        }
+        let buffer = try convertPicture()
+        let packetDuration = frame.packetDuration > 0 ? timeBase.time(frame.packetDuration) : fallbackFrameDuration
+        pending = (buffer, time, packetDuration)
+    }
+
+    private func finishPending() throws(ReelError) {
+        guard let pending else { return }
+        self.pending = nil
+        emitVideo(pending.buffer, at: pending.time, duration: pending.packetDuration)
+    }
+
+    private func emitVideo(_ buffer: PixelBuffer, at time: MediaTime, duration: MediaTime) {
+        guard time < range.end, time + duration > range.start else { return }
+        ready.append(SampleBuffer(pixelBuffer: buffer, presentationTime: time, duration: duration))
+    }
+
+    private func convertPicture() throws(ReelError) -> PixelBuffer {
+        let settings = output.videoSettings ?? VideoOutputSettings()
+        let (width, height) = Self.targetSize(settings, sourceWidth: frame.width, sourceHeight: frame.height)
+        if pool == nil || pool?.width != width || pool?.height != height {
+            pool = try PixelBufferPool(width: width, height: height, pixelFormat: settings.pixelFormat,
+                                       maximumFreeBuffers: 16)
+        }
+        guard let pool else { throw ReelError(.outOfMemory, "no pixel buffer pool") }
+        let buffer = pool.makePixelBuffer()
+        try scaler.convert(frame, into: buffer)
+        if output.appliesPreferredTrackTransform, let orientation = output.track.orientation, orientation != .up {
+            return try buffer.oriented(orientation)
+        }
+        return buffer
+    }
+
+    static func targetSize(_ settings: VideoOutputSettings, sourceWidth: Int, sourceHeight: Int) -> (Int, Int) {
+        let even = settings.pixelFormat.requiresEvenDimensions
+        func round(_ value: Double) -> Int {
+            let whole = max(1, Int(value.rounded()))
+            return even ? max(2, whole + (whole % 2)) : whole
+        }
+        switch (settings.width, settings.height) {
+        case let (width?, height?): return (width, height)
+        case let (width?, nil): return (width, round(Double(width) * Double(sourceHeight) / Double(sourceWidth)))
+        case let (nil, height?): return (round(Double(height) * Double(sourceWidth) / Double(sourceHeight)), height)
+        case (nil, nil): return (sourceWidth, sourceHeight)
+        }
+    }
+
+    // MARK: - Audio
+
+    private func takeAudioFrame() throws(ReelError) {
+        let time = timeBase.time(frame.bestEffortTimestamp)
+        let buffer: AudioBuffer
+        if let resampler {
+            buffer = try resampler.convert(frame)
+            let changesRate = resampler.output.sampleRate != frame.sampleRate
+            // Without a rate change each frame keeps its own exact time; with one, a
+            // running clock from the first frame counts the resampled output.
+            if !changesRate || !audioClock.isValid { audioClock = time }
+        } else {
+            guard let native = try frame.audioBuffer() else {
+                throw ReelError(.unsupported, "the decoder's sample format cannot be handed out as is; ask for a format")
+            }
+            buffer = native
+            audioClock = time
+        }
+        guard audioClock.isNumeric else { return }
+        emitAudio(buffer, at: audioClock)
+        audioClock = audioClock + buffer.duration
+    }
+
+    private func emitAudio(_ buffer: AudioBuffer, at time: MediaTime) {
+        guard buffer.frameCount > 0, time.isNumeric else { return }
+        let rate = Int64(buffer.format.sampleRate)
+        let end = time + buffer.duration
+        if time >= range.end {
+            pastEnd = true
+            return
+        }
+        guard end > range.start else { return }
+        var first = 0
+        var count = buffer.frameCount
+        if time < range.start {
+            first = Int((range.start - time).multiplied(byRatio: rate, divisor: 1)
+                .convertScale(1, method: .roundTowardPositiveInfinity).value)
+        }
+        if end > range.end {
+            count = Int((range.end - time).multiplied(byRatio: rate, divisor: 1)
+                .convertScale(1, method: .roundTowardNegativeInfinity).value)
+        }
+        count -= first
+        guard count > 0 else { return }
+        let start = time + MediaTime(value: Int64(first), timescale: Int32(clamping: rate))
+        let trimmed = first == 0 && count == buffer.frameCount ? buffer : buffer.slice(from: first, count: count)
+        ready.append(SampleBuffer(audioBuffer: trimmed, presentationTime: start))
+    }
+}

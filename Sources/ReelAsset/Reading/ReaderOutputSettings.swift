@@ -1,0 +1,30 @@
+public import ReelCore
+
+/// How an ``AssetReaderTrackOutput`` hands out video: the pixel format and, if set,
+/// the size to scale to. The counterpart of the `kCVPixelBuffer…Key` settings dictionary.
+public struct VideoOutputSettings: Sendable, Hashable {
+    public var pixelFormat: PixelFormat
+    /// Width to scale to; nil keeps the track's (or derives it from `height` by aspect).
+    public var width: Int?
+    /// Height to scale to; nil keeps the track's (or derives it from `width` by aspect).
+    public var height: Int?
+
+    public init(pixelFormat: PixelFormat = .yuv420p, width: Int? = nil, height: Int? = nil) {
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+    }
+}
+
+/// How an ``AssetReaderTrackOutput`` hands out audio. Any field left nil keeps the track's.
+public struct AudioOutputSettings: Sendable, Hashable {
+    public var sampleFormat: SampleFormat
+    public var sampleRate: Int?
+    public var channelCount: Int?
+
+    public init(sampleFormat: SampleFormat = .floatPlanar, sampleRate: Int? = nil, channelCount: Int? = nil) {
+        self.sampleFormat = sampleFormat
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+    }
+}
