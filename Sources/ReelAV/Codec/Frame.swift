@@ -80,7 +80,7 @@ package final class Frame {
     }
 
     /// Makes the buffers writable (copying them if the codec still holds a reference).
-    func makeWritable() throws(ReelError) {
+    package func makeWritable() throws(ReelError) {
         try FFmpeg.check(av_frame_make_writable(pointer), "av_frame_make_writable")
     }
 }

@@ -53,3 +53,8 @@ extension Packet {
         return copy
     }
 }
+
+extension Packet {
+    /// Sets the packet's duration in its current time base.
+    package func setDuration(_ ticks: Int64) { pointer.pointee.duration = ticks }
+}

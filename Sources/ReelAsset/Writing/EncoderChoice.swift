@@ -1,0 +1,57 @@
+import ReelAV
+import ReelCore
+
+/// Maps Reel's writer settings onto FFmpeg encoders and their options.
+enum EncoderChoice {
+    /// The encoder time base for video: 1/90000 represents 24, 25, 30, 50, 60 and
+    /// 29.97 fps exactly, and is what MPEG and most cameras use.
+    static let videoTimeBase = Rational(1, 90000)
+
+    static func video(_ settings: VideoSettings, fileType: FileType) -> VideoEncoderConfiguration {
+        let name: String
+        let format: PixelFormat
+        switch settings.codec {
+        case .h264: (name, format) = ("libx264", .yuv420p)
+        case .hevc: (name, format) = ("libx265", .yuv420p)
+        case .proRes422: (name, format) = ("prores_ks", PixelFormat(rawValue: "yuv422p10le"))
+        case .vp9: (name, format) = ("libvpx-vp9", .yuv420p)
+        }
+        var configuration = VideoEncoderConfiguration(encoderName: name, width: settings.width, height: settings.height,
+                                                      pixelFormat: format, timeBase: videoTimeBase)
+        if let rate = settings.expectedFrameRate, rate > 0 {
+            let scaled = Int32((rate * 1001).rounded())
+            configuration.frameRate = scaled % 1001 == 0 ? Rational(scaled / 1001, 1) : Rational(scaled, 1001)
+        }
+        configuration.bitRate = settings.bitRate
+        configuration.keyFrameInterval = settings.keyFrameInterval
+        switch settings.codec {
+        case .h264:
+            configuration.profile = settings.profile ?? "high"
+            configuration.preset = settings.preset ?? "medium"
+            if settings.bitRate == nil { configuration.crf = settings.quality ?? 23 }
+        case .hevc:
+            configuration.preset = settings.preset ?? "medium"
+            if let profile = settings.profile { configuration.profile = profile }
+            if settings.bitRate == nil { configuration.crf = settings.quality ?? 28 }
+            configuration.options["x265-params"] = "log-level=error"
+        case .proRes422:
+            configuration.options["profile"] = settings.profile ?? "standard"
+        case .vp9:
+            if settings.bitRate == nil {
+                configuration.crf = settings.quality ?? 32
+                configuration.bitRate = 0
+            }
+            configuration.options["deadline"] = "good"
+            configuration.options["cpu-used"] = settings.preset == "ultrafast" ? "8" : "4"
+            configuration.options["row-mt"] = "1"
+        }
+        return configuration
+    }
+
+    static func audio(_ settings: AudioSettings) -> AudioEncoderConfiguration {
+        let name = settings.codec == .opus ? "libopus" : "aac"
+        let bitRate = settings.bitRate ?? 64_000 * max(settings.channelCount, 1)
+        return AudioEncoderConfiguration(encoderName: name, sampleRate: settings.sampleRate,
+                                         channelLayout: .default(channels: settings.channelCount), bitRate: bitRate)
+    }
+}

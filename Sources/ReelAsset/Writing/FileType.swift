@@ -1,0 +1,42 @@
+/// A container format to write. `AVFileType`.
+public struct FileType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The usual file extension, which is also the name Reel uses for it.
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// MPEG-4 (`.mp4`). `AVFileType.mp4`.
+    public static let mp4 = FileType(rawValue: "mp4")
+    /// QuickTime movie (`.mov`). `AVFileType.mov`.
+    public static let mov = FileType(rawValue: "mov")
+    /// Apple's MPEG-4 variant (`.m4v`). `AVFileType.m4v`.
+    public static let m4v = FileType(rawValue: "m4v")
+    /// WebM (`.webm`): VP9 and Opus.
+    public static let webm = FileType(rawValue: "webm")
+    /// Matroska (`.mkv`).
+    public static let mkv = FileType(rawValue: "mkv")
+
+    public static let all: [FileType] = [.mp4, .mov, .m4v, .webm, .mkv]
+
+    /// The type a file extension names, if Reel writes it.
+    public init?(pathExtension: String) {
+        let lower = pathExtension.lowercased()
+        guard let type = Self.all.first(where: { $0.rawValue == lower }) else { return nil }
+        self = type
+    }
+
+    /// FFmpeg's muxer for this type.
+    var muxerName: String {
+        switch self {
+        case .mov: "mov"
+        case .m4v: "ipod"
+        case .webm: "webm"
+        case .mkv: "matroska"
+        default: "mp4"
+        }
+    }
+
+    /// MP4, MOV and M4V: the ISO base media family, with `movflags`.
+    var isISOBaseMedia: Bool { self == .mp4 || self == .mov || self == .m4v }
+
+    public var description: String { rawValue }
+}
