@@ -264,7 +264,10 @@ public final class AssetWriter: @unchecked Sendable {
     /// ``finishWriting()`` on the calling thread, for command-line tools and tests.
     public func finishSynchronously() throws(ReelError) {
         guard status == .writing, let muxer, let temporary = inProgressURL else {
-            if let error { throw error }
+            if let error {
+                discardAfterFailure()
+                throw error
+            }
             throw ReelError(.invalidState, "cannot finish: the writer is \(status)", subject: outputURL.path)
         }
         for input in inputs { input.markAsFinished() }
@@ -286,12 +289,8 @@ public final class AssetWriter: @unchecked Sendable {
             }
             releasePipelines()
         } catch {
-            try? muxer.withLock { $0.abandon() }
-            if !(movieFragmentInterval.isNumeric && movieFragmentInterval > .zero) {
-                try? FileManager.default.removeItem(at: temporary)
-            }
             fail(error)
-            releasePipelines()
+            discardAfterFailure()
             throw error.about(outputURL.path)
         }
     }
@@ -316,10 +315,32 @@ public final class AssetWriter: @unchecked Sendable {
     }
 
     func fail(_ error: ReelError) {
-        lock.withLock {
-            if _error == nil { _error = error.about(outputURL.path) }
+        let first = lock.withLock { () -> Bool in
+            let first = _error == nil
+            if first { _error = error.about(outputURL.path) }
             if _status != .cancelled { _status = .failed }
+            return first
         }
+        // An encoding queue reports this; clean up from outside it, so its own work can end.
+        if first { DispatchQueue.global().async { [self] in discardAfterFailure() } }
+    }
+
+    private var discarded = false
+
+    /// Closes and removes the temporary file of a failed write (a fragmented recording
+    /// keeps its `.partial` file: it is playable up to its last fragment). Idempotent.
+    private func discardAfterFailure() {
+        let go = lock.withLock { () -> Bool in
+            defer { discarded = true }
+            return !discarded && temporaryURL != nil
+        }
+        guard go else { return }
+        for input in inputs { input.pipeline?.waitUntilIdle() }
+        try? lock.withLock { muxer }?.withLock { $0.abandon() }
+        let fragmented = movieFragmentInterval.isNumeric && movieFragmentInterval > .zero
+        if let temporary = inProgressURL, !fragmented { try? FileManager.default.removeItem(at: temporary) }
+        lock.withLock { temporaryURL = nil }
+        releasePipelines()
     }
 
     static func moveIntoPlace(_ source: URL, destination: URL) throws(ReelError) {

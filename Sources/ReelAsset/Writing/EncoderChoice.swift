@@ -26,7 +26,8 @@ enum EncoderChoice {
         configuration.keyFrameInterval = settings.keyFrameInterval
         switch settings.codec {
         case .h264:
-            configuration.profile = settings.profile ?? "high"
+            // Lossless (CRF 0) needs High 4:4:4 Predictive; let x264 pick unless told.
+            configuration.profile = settings.profile ?? (settings.quality == 0 ? nil : "high")
             configuration.preset = settings.preset ?? "medium"
             if settings.bitRate == nil { configuration.crf = settings.quality ?? 23 }
         case .hevc:
