@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+"""Plays a media file in headless Chromium and prints what the <video> element saw.
+
+Usage: play.py FILE [SECONDS]
+Prints one JSON object: readyState, videoWidth, videoHeight, duration, the
+currentTime before and after playing, and any media error code.
+Runs Debian's chromium through chromedriver at /usr/bin/chromedriver, so
+nothing is downloaded.
+"""
+import json
+import pathlib
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+
+def main():
+    media = pathlib.Path(sys.argv[1]).resolve()
+    wait = float(sys.argv[2]) if len(sys.argv) > 2 else 1.5
+    page = pathlib.Path(tempfile.mkdtemp()) / "play.html"
+    page.write_text(f'<!doctype html><video id="v" muted playsinline src="{media.as_uri()}"></video>')
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--autoplay-policy=no-user-gesture-required", "--allow-file-access-from-files"):
+        options.add_argument(flag)
+    options.binary_location = "/usr/bin/chromium"
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        driver.set_page_load_timeout(30)
+        driver.get(page.as_uri())
+        deadline = time.time() + 15
+        state = 0
+        while time.time() < deadline:
+            state = driver.execute_script("return document.getElementById('v').readyState")
+            error = driver.execute_script("var e = document.getElementById('v').error; return e ? e.code : null")
+            if state >= 4 or error:
+                break
+            time.sleep(0.1)
+        before = driver.execute_script("return document.getElementById('v').currentTime")
+        driver.execute_script("document.getElementById('v').play()")
+        time.sleep(wait)
+        result = driver.execute_script("""
+            var v = document.getElementById('v');
+            return {readyState: v.readyState, videoWidth: v.videoWidth, videoHeight: v.videoHeight,
+                    duration: v.duration, currentTime: v.currentTime, error: v.error ? v.error.code : null};
+        """)
+        result["before"] = before
+        print(json.dumps(result))
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    main()
