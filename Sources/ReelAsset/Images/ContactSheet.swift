@@ -1,0 +1,70 @@
+import Foundation
+public import ReelCore
+
+/// A grid of frames taken at even intervals, each labelled with its timecode, under
+/// a header naming the file: what a person reads faster than a probe.
+public struct ContactSheet: Sendable {
+    public var columns: Int
+    public var rows: Int
+    /// Width of each frame in the grid, in pixels.
+    public var thumbnailWidth: Int
+
+    public init(columns: Int = 4, rows: Int = 3, thumbnailWidth: Int = 320) {
+        self.columns = columns
+        self.rows = rows
+        self.thumbnailWidth = thumbnailWidth
+    }
+
+    /// Renders the sheet of `asset` as an RGBA picture.
+    /// - Throws: ``ReelError`` for an asset without video, or a decode error.
+    public func render(_ asset: Asset) throws(ReelError) -> PixelBuffer {
+        guard columns >= 1, rows >= 1, columns * rows <= 400, (32...1920).contains(thumbnailWidth) else {
+            throw ReelError(.invalidArgument, "a sheet of \(columns)x\(rows) frames \(thumbnailWidth) pixels wide is out of range")
+        }
+        guard let track = asset.tracks(withMediaType: .video).first else {
+            throw ReelError(.invalidData, "has no video track", subject: asset.url.path)
+        }
+        let generator = ImageGenerator(asset: asset)
+        generator.appliesPreferredTrackTransform = true
+        generator.maximumSize = Size(width: Double(thumbnailWidth), height: Double(thumbnailWidth) * 4)
+        let count = columns * rows
+        let end = track.timeRange.end.isNumeric && track.timeRange.end > .zero ? track.timeRange.end : asset.duration
+        var cells: [(PixelBuffer, MediaTime)] = []
+        for index in 0..<count {
+            let at = MediaTime(seconds: end.seconds * (Double(index) + 0.5) / Double(count), preferredTimescale: 1000)
+            cells.append(try generator.image(at: at))
+        }
+        let cellWidth = thumbnailWidth
+        let cellHeight = cells.map(\.0.height).max() ?? thumbnailWidth * 9 / 16
+        let padding = 8, label = 24, header = 44
+        let width = padding + columns * (cellWidth + padding)
+        let height = header + rows * (cellHeight + label + padding) + padding
+        let sheet = try PixelBuffer(width: width, height: height, pixelFormat: .rgba)
+        sheet.fillRect(x: 0, y: 0, width: width, height: height, rgba: (28, 28, 30, 255))
+
+        let name = asset.url.lastPathComponent
+        let facts = String(format: "%.3f s", asset.duration.seconds)
+            + "  \(Int(track.naturalSize.width))x\(Int(track.naturalSize.height)) \(track.codec)"
+            + String(format: "  %.2f fps", track.nominalFrameRate)
+        try sheet.draw(try TextImage.render("\(name)   \(facts)", width: width - 2 * padding, height: header - 8,
+                                            fontSize: 20, color: "#f0f0f0", x: 0, y: 8), x: padding, y: 4)
+        for (index, (picture, time)) in cells.enumerated() {
+            let column = index % columns, row = index / columns
+            let x = padding + column * (cellWidth + padding)
+            let y = header + row * (cellHeight + label + padding)
+            sheet.fillRect(x: x, y: y, width: cellWidth, height: cellHeight, rgba: (0, 0, 0, 255))
+            try sheet.draw(picture, x: x + (cellWidth - picture.width) / 2, y: y + (cellHeight - picture.height) / 2)
+            let stamp = try TextImage.render(Self.timecode(time), width: cellWidth, height: label, fontSize: 16,
+                                             color: "#d8d8d8", x: 2, y: 4)
+            try sheet.draw(stamp, x: x, y: y + cellHeight)
+        }
+        return sheet
+    }
+
+    /// `HH:MM:SS.mmm`.
+    static func timecode(_ time: MediaTime) -> String {
+        let millis = Int((max(time.seconds, 0) * 1000).rounded())
+        return String(format: "%02d:%02d:%02d.%03d", millis / 3_600_000, millis / 60_000 % 60, millis / 1000 % 60,
+                      millis % 1000)
+    }
+}
