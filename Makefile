@@ -9,7 +9,7 @@ RELEASE_BIN := .build/release/reel
 DEBIAN_PACKAGES := pkg-config \
 	libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev \
 	libavfilter-dev libavdevice-dev ffmpeg \
-	chromium chromium-driver python3-selenium bc
+	chromium chromium-driver python3-selenium bc fontconfig fonts-dejavu-core
 
 .PHONY: deps build debug test demo bench clean format
 

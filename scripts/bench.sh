@@ -23,3 +23,12 @@ seeds=("$clips"/0[1-5]_*.mp4)
 r=$(measure "$reel" probe "${seeds[@]}")
 f=$(measure sh -c 'for f in "$@"; do ffprobe -v error -show_format -show_streams "$f"; done' sh "${seeds[@]}")
 report "probe 5 seed clips" "$r" "ffprobe" "$f"
+
+clip="$clips/01_nebula.mp4"
+r=$(measure "$reel" transcode "$clip" -o "$work/reel.mp4" --preset medium --crf 23)
+f=$(measure ffmpeg -nostdin -y -v error -i "$clip" -c:v libx264 -preset medium -crf 23 -pix_fmt yuv420p -c:a aac -movflags +faststart "$work/ffmpeg.mp4")
+report "transcode 01_nebula x264 medium 23" "$r" "ffmpeg" "$f"
+
+r=$(measure "$reel" thumbnail "$clip" --at 7.5 -o "$work/thumb.png")
+f=$(measure ffmpeg -nostdin -y -v error -ss 7.5 -i "$clip" -frames:v 1 "$work/thumb-ffmpeg.png")
+report "thumbnail at 7.5 s" "$r" "ffmpeg" "$f"

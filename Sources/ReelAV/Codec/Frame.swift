@@ -84,3 +84,12 @@ package final class Frame {
         try FFmpeg.check(av_frame_make_writable(pointer), "av_frame_make_writable")
     }
 }
+
+extension Frame {
+    /// A new frame referencing the same buffers (no pixel copy). `av_frame_clone`.
+    package func clone() throws(ReelError) -> Frame {
+        let copy = try Frame()
+        try FFmpeg.check(av_frame_ref(copy.pointer, pointer), "av_frame_ref")
+        return copy
+    }
+}

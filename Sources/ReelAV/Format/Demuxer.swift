@@ -9,8 +9,11 @@ package final class Demuxer {
     package let streams: [StreamInfo]
 
     /// Opens `path` and reads enough of it to describe every stream.
+    /// - Parameter probing: whether to decode the first frames to fill in what the header
+    ///   leaves out (`avformat_find_stream_info`). An ISO BMFF header (MP4, MOV) describes
+    ///   its streams fully, so a reader that has the asset already can pass false there.
     /// - Throws: ``ReelError`` with FFmpeg's message, about `path`.
-    package init(path: String) throws(ReelError) {
+    package init(path: String, probing: Bool = true) throws(ReelError) {
         FFmpeg.prepare()
         FFmpeg.clearLog()
         var opened: UnsafeMutablePointer<AVFormatContext>?
@@ -18,7 +21,8 @@ package final class Demuxer {
         guard let context = opened else {
             throw ReelError(.ffmpeg, "the file could not be opened", subject: path, operation: "avformat_open_input")
         }
-        let found = avformat_find_stream_info(context, nil)
+        let headerSuffices = !probing && (FFmpeg.string(context.pointee.iformat?.pointee.name) ?? "").hasPrefix("mov,")
+        let found = headerSuffices ? 0 : avformat_find_stream_info(context, nil)
         if found < 0 {
             var doomed: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&doomed)

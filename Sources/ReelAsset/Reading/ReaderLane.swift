@@ -21,7 +21,7 @@ final class ReaderLane {
     // Video
     private let scaler = Scaler()
     private var pool: PixelBufferPool?
-    private var pending: (buffer: PixelBuffer, time: MediaTime, packetDuration: MediaTime)?
+    private var pending: (frame: Frame, time: MediaTime, packetDuration: MediaTime)?
     private let fallbackFrameDuration: MediaTime
 
     // Audio
@@ -121,7 +121,7 @@ final class ReaderLane {
         if let pending {
             // A frame's duration is the gap to the next one: exact for VFR sources.
             if time > pending.time {
-                emitVideo(pending.buffer, at: pending.time, duration: time - pending.time)
+                try emitVideo(pending.frame, at: pending.time, duration: time - pending.time)
             } else {
                 return // a duplicate or backwards timestamp: keep the earlier frame
             }
@@ -131,23 +131,24 @@ final class ReaderLane {
             pastEnd = true
             return
         }
-        let buffer = try convertPicture()
+        // Keep a reference, not a converted copy: frames before the range are never converted.
         let packetDuration = frame.packetDuration > 0 ? timeBase.time(frame.packetDuration) : fallbackFrameDuration
-        pending = (buffer, time, packetDuration)
+        pending = (try frame.clone(), time, packetDuration)
     }
 
     private func finishPending() throws(ReelError) {
         guard let pending else { return }
         self.pending = nil
-        emitVideo(pending.buffer, at: pending.time, duration: pending.packetDuration)
+        try emitVideo(pending.frame, at: pending.time, duration: pending.packetDuration)
     }
 
-    private func emitVideo(_ buffer: PixelBuffer, at time: MediaTime, duration: MediaTime) {
+    private func emitVideo(_ decoded: Frame, at time: MediaTime, duration: MediaTime) throws(ReelError) {
         guard time < range.end, time + duration > range.start else { return }
+        let buffer = try convertPicture(decoded)
         ready.append(SampleBuffer(pixelBuffer: buffer, presentationTime: time, duration: duration))
     }
 
-    private func convertPicture() throws(ReelError) -> PixelBuffer {
+    private func convertPicture(_ frame: Frame) throws(ReelError) -> PixelBuffer {
         let settings = output.videoSettings ?? VideoOutputSettings()
         let (width, height) = Self.targetSize(settings, sourceWidth: frame.width, sourceHeight: frame.height)
         if pool == nil || pool?.width != width || pool?.height != height {
