@@ -38,7 +38,8 @@ let package = Package(
         .executableTarget(name: "reel", dependencies: ["ReelCLI"], swiftSettings: strict),
 
         // Tests: helpers shared by the suites, then one suite per module.
-        .target(name: "ReelTestSupport", path: "Tests/ReelTestSupport", swiftSettings: strict),
+        .target(name: "ReelTestSupport", dependencies: ["ReelCore"], path: "Tests/ReelTestSupport",
+                swiftSettings: strict),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"], swiftSettings: strict),
         .testTarget(name: "ReelAVTests", dependencies: ["ReelAV", "CFFmpeg", "CFFmpegShims", "ReelTestSupport"],
                     swiftSettings: strict),
