@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "Reel",
     products: [
-        .library(name: "Reel", targets: ["ReelCore", "ReelAsset"]),
+        .library(name: "Reel", targets: ["ReelCore", "ReelAsset", "ReelFilters"]),
         .executable(name: "reel", targets: ["reel"]),
     ],
     targets: [
@@ -32,9 +32,10 @@ let package = Package(
 
         // Public tier: AVFoundation-shaped modules.
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
+        .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
 
         // Apps.
-        .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset"], swiftSettings: strict),
+        .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters"], swiftSettings: strict),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"], swiftSettings: strict),
 
         // Tests: helpers shared by the suites, then one suite per module.
@@ -44,6 +45,7 @@ let package = Package(
         .testTarget(name: "ReelAVTests", dependencies: ["ReelAV", "CFFmpeg", "CFFmpegShims", "ReelTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ReelAssetTests", dependencies: ["ReelAsset", "ReelTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReelFiltersTests", dependencies: ["ReelFilters", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

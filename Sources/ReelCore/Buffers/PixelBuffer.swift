@@ -94,6 +94,20 @@ public final class PixelBuffer: @unchecked Sendable {
                                                       count: plane.bytesPerRow * plane.height))
     }
 
+    /// Calls `body` with the start of plane `index` and its stride, for kernels that walk rows.
+    public func withPlane<R, E: Error>(
+        _ index: Int, _ body: (UnsafeRawPointer, _ bytesPerRow: Int) throws(E) -> R
+    ) throws(E) -> R {
+        try body(UnsafeRawPointer(storage.base + planes[index].offset), planes[index].bytesPerRow)
+    }
+
+    /// Calls `body` with the writable start of plane `index` and its stride.
+    public func withMutablePlane<R, E: Error>(
+        _ index: Int, _ body: (UnsafeMutableRawPointer, _ bytesPerRow: Int) throws(E) -> R
+    ) throws(E) -> R {
+        try body(storage.base + planes[index].offset, planes[index].bytesPerRow)
+    }
+
     /// The bytes of one element (a pixel, or a sample pair) at `(x, y)` in plane `index`,
     /// for tests and probes; nil outside the plane. Not for hot loops.
     public func element(plane index: Int, x: Int, y: Int) -> [UInt8]? {

@@ -1,0 +1,81 @@
+import CFFmpeg
+package import ReelCore
+
+/// A libavfilter graph with one video input and one output, for the effects FFmpeg
+/// already does well (blur). `buffer` → the described chain → `buffersink`, configured
+/// for one picture size and format; pictures go in and come out one at a time.
+package final class FilterGraph {
+    private var graph: UnsafeMutablePointer<AVFilterGraph>?
+    private let source: UnsafeMutablePointer<AVFilterContext>
+    private let sink: UnsafeMutablePointer<AVFilterContext>
+    private let input: Frame
+    private let output: Frame
+    private let scaler = Scaler()
+    private var pts: Int64 = 0
+    package let width: Int
+    package let height: Int
+    package let pixelFormat: PixelFormat
+
+    /// - Parameter description: a filter chain in FFmpeg's syntax, such as `gblur=sigma=4`.
+    package init(description: String, width: Int, height: Int, pixelFormat: PixelFormat) throws(ReelError) {
+        FFmpeg.prepare()
+        guard let graph = avfilter_graph_alloc() else {
+            throw ReelError(.outOfMemory, "cannot allocate a filter graph", operation: "avfilter_graph_alloc")
+        }
+        self.graph = graph
+        self.width = width
+        self.height = height
+        self.pixelFormat = pixelFormat
+        input = try Frame()
+        output = try Frame()
+        var created: UnsafeMutablePointer<AVFilterContext>?
+        let arguments = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat.av.rawValue):time_base=1/25:pixel_aspect=1/1"
+        do throws(ReelError) {
+            try FFmpeg.check(avfilter_graph_create_filter(&created, avfilter_get_by_name("buffer"), "in", arguments, nil, graph),
+                             "avfilter_graph_create_filter buffer")
+            guard let created else { throw ReelError(.ffmpeg, "no buffer source") }
+            source = created
+            var sinkContext: UnsafeMutablePointer<AVFilterContext>?
+            try FFmpeg.check(avfilter_graph_create_filter(&sinkContext, avfilter_get_by_name("buffersink"), "out", nil, nil, graph),
+                             "avfilter_graph_create_filter buffersink")
+            guard let sinkContext else { throw ReelError(.ffmpeg, "no buffer sink") }
+            sink = sinkContext
+            // avfilter_graph_parse_ptr takes these lists and leaves behind what it did not use;
+            // what is left in the variables afterwards is ours to free.
+            var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
+            defer {
+                avfilter_inout_free(&outputs)
+                avfilter_inout_free(&inputs)
+            }
+            guard let outputPad = outputs, let inputPad = inputs else {
+                throw ReelError(.outOfMemory, "cannot allocate filter pads")
+            }
+            outputPad.pointee.name = av_strdup("in")
+            outputPad.pointee.filter_ctx = source
+            inputPad.pointee.name = av_strdup("out")
+            inputPad.pointee.filter_ctx = sink
+            let chain = "\(description),format=\(pixelFormat.rawValue)"
+            try FFmpeg.check(avfilter_graph_parse_ptr(graph, chain, &inputs, &outputs, nil),
+                             "avfilter_graph_parse_ptr '\(description)'")
+            try FFmpeg.check(avfilter_graph_config(graph, nil), "avfilter_graph_config")
+        } catch {
+            avfilter_graph_free(&self.graph)
+            throw error
+        }
+    }
+
+    deinit { avfilter_graph_free(&graph) }
+
+    /// Runs `picture` through the graph into `target` (same size and format).
+    package func process(_ picture: PixelBuffer, into target: PixelBuffer) throws(ReelError) {
+        try input.allocatePicture(width: width, height: height, format: pixelFormat.av)
+        try scaler.convert(picture, into: input)
+        input.presentationTimestamp = pts
+        pts += 1
+        try FFmpeg.check(av_buffersrc_add_frame_flags(source, input.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)),
+                         "av_buffersrc_add_frame_flags")
+        output.reset()
+        try FFmpeg.check(av_buffersink_get_frame(sink, output.pointer), "av_buffersink_get_frame")
+        try scaler.convert(output, into: target)
+    }
+}

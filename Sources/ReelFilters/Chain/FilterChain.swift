@@ -1,0 +1,197 @@
+import Foundation
+import ReelAV
+public import ReelCore
+
+/// Filters applied in order to pictures: what a live preview and a recorder share,
+/// so that the frame shown is the frame written.
+///
+/// Runs of colour effects fold into one table pass. The list of filters may be
+/// replaced from any thread; each picture is filtered entirely by the list that was
+/// current when ``apply(_:)`` began, never by a mix. Call ``apply(_:)`` from one
+/// thread at a time (the capture queue). Outputs come from a pool, so the steady
+/// state allocates nothing.
+public final class FilterChain: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _filters: [Filter]
+    private var compiled: Compiled?
+    private var pools: [PoolKey: PixelBufferPool] = [:]
+
+    private struct PoolKey: Hashable {
+        var width: Int, height: Int, format: PixelFormat
+    }
+
+    /// The filters, first applied first. Setting them takes effect at the next frame.
+    public var filters: [Filter] {
+        get { lock.withLock { _filters } }
+        set { lock.withLock { _filters = newValue } }
+    }
+
+    public init(_ filters: [Filter] = []) {
+        _filters = filters
+    }
+
+    /// A chain from text such as `PhotoEffectNoir,ColorControls:saturation=1.2,ColorCube:file=look.cube`.
+    /// - Throws: ``ReelError`` naming the filter or parameter that is wrong.
+    public convenience init(spec: String) throws(ReelError) {
+        self.init(try Self.parse(spec))
+    }
+
+    /// The filtered picture, in the input's size and format. An empty chain returns the input.
+    /// - Throws: ``ReelError`` `.unsupported` for a pixel format a filter cannot take.
+    public func apply(_ input: PixelBuffer) throws(ReelError) -> PixelBuffer {
+        let stages = try currentStages()
+        guard !stages.isEmpty else { return input }
+        let pool = try outputPool(for: input)
+        var current = input
+        for stage in stages {
+            let output = pool.makePixelBuffer()
+            try stage.run(current, into: output)
+            current = output
+        }
+        return current
+    }
+
+    private func outputPool(for input: PixelBuffer) throws(ReelError) -> PixelBufferPool {
+        let key = PoolKey(width: input.width, height: input.height, format: input.pixelFormat)
+        lock.lock()
+        defer { lock.unlock() }
+        if let pool = pools[key] { return pool }
+        let pool = try PixelBufferPool(width: key.width, height: key.height, pixelFormat: key.format, maximumFreeBuffers: 6)
+        if pools.count > 4 { pools.removeAll() }
+        pools[key] = pool
+        return pool
+    }
+
+    // MARK: - Compiling
+
+    final class Compiled {
+        let signature: [Signature]
+        let stages: [any Stage]
+        init(signature: [Signature], stages: [any Stage]) {
+            self.signature = signature
+            self.stages = stages
+        }
+    }
+
+    struct Signature: Equatable {
+        let filter: ObjectIdentifier
+        let version: Int
+    }
+
+    private func currentStages() throws(ReelError) -> [any Stage] {
+        lock.lock()
+        defer { lock.unlock() }
+        let snapshots = _filters.map { ($0, $0.snapshot) }
+        let signature = snapshots.map { Signature(filter: ObjectIdentifier($0.0), version: $0.1.version) }
+        if let compiled, compiled.signature == signature { return compiled.stages }
+        var stages: [any Stage] = []
+        var look: ColorLook?
+        func flush() {
+            if let pending = look { stages.append(LookStage(look: pending)) }
+            look = nil
+        }
+        for (filter, snapshot) in snapshots {
+            if filter.entry.isColorEffect, let next = FilterCatalog.look(named: filter.name, values: snapshot.values) {
+                look = look.map { $0.then(next) } ?? next
+                continue
+            }
+            flush()
+            switch filter.name {
+            case "Vignette":
+                stages.append(VignetteStage(vignette: Vignette(intensity: snapshot.values["intensity"] ?? 1,
+                                                               radius: snapshot.values["radius"] ?? 1)))
+            case "GaussianBlur":
+                stages.append(BlurStage(sigma: snapshot.values["radius"] ?? 10))
+            case "ColorCube":
+                if let cube = filter.cube { stages.append(CubeStage(table: cube.prepared())) }
+            default:
+                break
+            }
+        }
+        flush()
+        compiled = Compiled(signature: signature, stages: stages)
+        return stages
+    }
+
+    // MARK: - Parsing
+
+    /// Parses the text form of a chain.
+    public static func parse(_ spec: String) throws(ReelError) -> [Filter] {
+        var filters: [Filter] = []
+        for part in spec.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
+            let pieces = part.split(separator: ":").map(String.init)
+            let name = pieces[0]
+            if name == "ColorCube" || name == "CIColorCube" {
+                guard let file = pieces.dropFirst().first(where: { $0.hasPrefix("file=") })?.dropFirst(5) else {
+                    throw ReelError(.invalidArgument, "ColorCube needs file=PATH.cube", subject: part)
+                }
+                filters.append(Filter(cube: try CubeLUT(contentsOf: URL(fileURLWithPath: String(file)))))
+                continue
+            }
+            let filter = try Filter(name: name)
+            for assignment in pieces.dropFirst() {
+                let pair = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+                guard pair.count == 2 else {
+                    throw ReelError(.invalidArgument, "'\(assignment)' is not NAME=VALUE", subject: part)
+                }
+                guard let value = Double(pair[1]) else {
+                    throw ReelError(.invalidArgument, "\(name).\(pair[0]) wants a number, not '\(pair[1])'", subject: part)
+                }
+                try filter.setValue(value, forKey: pair[0])
+            }
+            filters.append(filter)
+        }
+        return filters
+    }
+}
+
+/// One pass of a compiled chain.
+protocol Stage: AnyObject {
+    func run(_ input: PixelBuffer, into output: PixelBuffer) throws(ReelError)
+}
+
+final class LookStage: Stage {
+    let look: ColorLook
+    init(look: ColorLook) { self.look = look }
+    func run(_ input: PixelBuffer, into output: PixelBuffer) throws(ReelError) { try look.apply(input, into: output) }
+}
+
+final class VignetteStage: Stage {
+    let vignette: Vignette
+    private var gains: (width: Int, height: Int, values: [UInt16])?
+    init(vignette: Vignette) { self.vignette = vignette }
+    func run(_ input: PixelBuffer, into output: PixelBuffer) throws(ReelError) {
+        if gains?.width != input.width || gains?.height != input.height {
+            gains = (input.width, input.height, vignette.gains(width: input.width, height: input.height))
+        }
+        try vignette.apply(input, into: output, gains: gains?.values ?? [])
+    }
+}
+
+final class BlurStage: Stage {
+    let sigma: Double
+    private var graph: FilterGraph?
+    init(sigma: Double) { self.sigma = sigma }
+    func run(_ input: PixelBuffer, into output: PixelBuffer) throws(ReelError) {
+        guard sigma > 0 else {
+            try output.copyPixels(from: input)
+            return
+        }
+        if graph == nil || graph?.width != input.width || graph?.height != input.height || graph?.pixelFormat != input.pixelFormat {
+            graph = try FilterGraph(description: "gblur=sigma=\(sigma)", width: input.width, height: input.height,
+                                    pixelFormat: input.pixelFormat)
+        }
+        try graph?.process(input, into: output)
+    }
+}
+
+final class CubeStage: Stage {
+    let table: CubeLUT.Prepared
+    init(table: CubeLUT.Prepared) { self.table = table }
+    func run(_ input: PixelBuffer, into output: PixelBuffer) throws(ReelError) {
+        switch input.pixelFormat {
+        case .rgba, .bgra, .yuv420p, .nv12: try table.apply(input, into: output)
+        default: throw ReelError(.unsupported, "ColorCube runs on rgba, bgra, yuv420p and nv12, not \(input.pixelFormat)")
+        }
+    }
+}

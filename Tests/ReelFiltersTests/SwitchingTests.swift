@@ -1,0 +1,47 @@
+import Dispatch
+import Foundation
+import ReelCore
+import ReelFilters
+import Testing
+
+/// Switching looks while frames are being filtered never gives a frame of two looks.
+@Suite struct SwitchingTests {
+    @Test func tenSwitchesASecondOverAThousandFrames() async throws {
+        let source = try PixelBuffer(width: 320, height: 240, pixelFormat: .nv12)
+        source.fill(planeValues: [120, 90])  // a bluish grey: Cb 90, Cr 90
+        let mono = [try Filter(name: "PhotoEffectMono")]
+        let sepia = [try Filter(name: "SepiaTone")]
+        let chain = FilterChain(mono)
+        let done = DispatchSemaphore(value: 0)
+        let switcher = Task.detached {
+            var useSepia = true
+            while done.wait(timeout: .now()) == .timedOut {
+                chain.filters = useSepia ? sepia : mono
+                useSepia.toggle()
+                try? await Task.sleep(nanoseconds: 100_000_000 / 50) // faster than 10/s, to provoke a mix
+            }
+        }
+        var looks: Set<[UInt8]> = []
+        for _ in 0..<1000 {
+            let output = try chain.apply(source)
+            // Every chroma pair of the frame must be the same: one look for the whole frame.
+            let first = output.element(plane: 1, x: 0, y: 0) ?? []
+            var uniform = true
+            output.withPlane(1) { base, stride in
+                for y in 0..<output.planes[1].height {
+                    for x in 0..<output.planes[1].width where
+                        base.load(fromByteOffset: y * stride + 2 * x, as: UInt8.self) != first[0]
+                        || base.load(fromByteOffset: y * stride + 2 * x + 1, as: UInt8.self) != first[1] {
+                        uniform = false
+                    }
+                }
+            }
+            #expect(uniform)
+            looks.insert(first)
+        }
+        done.signal()
+        _ = await switcher.value
+        #expect(looks.isSubset(of: [[128, 128], [101, 148]]), "\(looks)")
+        #expect(looks.count == 2, "both looks were seen")
+    }
+}
