@@ -32,7 +32,7 @@ let package = Package(
 
         // Public tier: AVFoundation-shaped modules.
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
-        .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
+        .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict),
 
         // Apps.
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters"], swiftSettings: strict),

@@ -8,7 +8,9 @@ import ReelCore
 public enum ReelCLI {
     public static let version = "0.1.0"
 
-    static let commands: [any Command] = [ProbeCommand(), ThumbnailCommand(), ContactSheetCommand(), TranscodeCommand()]
+    static let commands: [any Command] = [
+        ProbeCommand(), ThumbnailCommand(), ContactSheetCommand(), TranscodeCommand(), FiltersCommand(), FilterCommand(),
+    ]
 
     /// Runs `reel` with `arguments` (without the program name) and returns the exit status.
     public static func main(_ arguments: [String]) async -> Int32 {

@@ -60,95 +60,25 @@ struct TranscodeCommand: Command {
             throw ReelError(.invalidArgument, "the output would overwrite the input", subject: outputPath)
         }
 
-        let asset = try Asset(path: inputPath)
-        guard let videoTrack = asset.tracks(withMediaType: .video).first else {
-            throw ReelError(.invalidData, "has no video track to transcode", subject: inputPath)
-        }
-        let audioTrack = arguments.flag("no-audio") ? nil : asset.tracks(withMediaType: .audio).first
-        let width = size?.width ?? (Int(videoTrack.naturalSize.width) & ~1)
-        let height = size?.height ?? (Int(videoTrack.naturalSize.height) & ~1)
-        let frameRate = videoTrack.nominalFrameRate > 0 ? videoTrack.nominalFrameRate : 30
-
-        let reader = try AssetReader(asset: asset)
-        let videoOutput = AssetReaderTrackOutput(
-            track: videoTrack, videoSettings: VideoOutputSettings(pixelFormat: .yuv420p, width: width, height: height))
-        try reader.add(videoOutput)
-        let audioChannels = min(max(audioTrack?.channelCount ?? 2, 1), 2)
-        var audioOutput: AssetReaderTrackOutput?
-        if let audioTrack {
-            let output = AssetReaderTrackOutput(
-                track: audioTrack, audioSettings: AudioOutputSettings(sampleFormat: .floatPlanar, sampleRate: 48000,
-                                                                      channelCount: audioChannels))
-            try reader.add(output)
-            audioOutput = output
-        }
-
-        let writer = try AssetWriter(outputURL: outputURL, fileType: fileType)
-        if let fragment { writer.movieFragmentInterval = MediaTime(seconds: fragment, preferredTimescale: 1000) }
-        writer.metadata = AssetMetadata(creationDate: asset.metadata.creationDate, make: asset.metadata.make,
-                                        model: asset.metadata.model, location: asset.metadata.location,
-                                        title: asset.metadata.title)
-        let videoInput = AssetWriterInput(
-            mediaType: .video,
-            outputSettings: VideoSettings(codec: codec, width: width, height: height, bitRate: bitRate, quality: crf,
-                                          keyFrameInterval: keyInterval, preset: arguments.value("preset"),
-                                          expectedFrameRate: frameRate))
-        videoInput.transform = videoTrack.preferredTransform
-        try writer.add(videoInput)
-        var audioInput: AssetWriterInput?
-        if audioOutput != nil {
-            let input = AssetWriterInput(
-                mediaType: .audio,
-                outputSettings: AudioSettings(codec: fileType == .webm ? .opus : .aac, sampleRate: 48000,
-                                              channelCount: audioChannels, bitRate: audioBitRate))
-            try writer.add(input)
-            audioInput = input
-        }
-
-        try reader.startReading()
-        try writer.startWriting()
-        writer.startSession(atSourceTime: .zero)
-        let progress = ProgressReporter(console: console, json: arguments.flag("json"),
-                                        total: max(asset.duration.seconds, 0.001), label: "transcode")
-        do {
-            try Self.copySamples(video: (videoOutput, videoInput), audio: audioOutput.flatMap { output in
-                audioInput.map { (output, $0) }
-            }, progress: progress)
-        } catch {
-            writer.cancelWriting()
-            throw error
-        }
-        try await writer.finishWriting()
+        var options = MediaCopyJob.Options()
+        options.codec = codec
+        options.size = size
+        options.quality = crf
+        options.bitRate = bitRate
+        options.keyFrameInterval = keyInterval
+        options.preset = arguments.value("preset")
+        options.fragmentInterval = fragment
+        options.audioBitRate = audioBitRate
+        options.includeAudio = !arguments.flag("no-audio")
+        let job = try MediaCopyJob(input: inputPath, output: outputURL, fileType: fileType, options: options)
+        let progress = ProgressReporter(console: console, json: arguments.flag("json"), total: job.duration,
+                                        label: "transcode")
+        try await job.run(progress: progress)
         progress.finish()
         if !arguments.flag("json") {
             let written = try Asset(url: outputURL)
             console.printError("wrote \(outputPath): \(Format.seconds(written.duration)), \(Format.bytes(written.fileSize))")
         }
         return 0
-    }
-
-    /// Moves every sample from the reader outputs to the writer inputs, in time order, so
-    /// the muxer interleaves without buffering.
-    static func copySamples(video: (AssetReaderTrackOutput, AssetWriterInput),
-                            audio: (AssetReaderTrackOutput, AssetWriterInput)?,
-                            progress: ProgressReporter) throws(ReelError) {
-        var nextVideo = try video.0.copyNextSampleBuffer()
-        var nextAudio = try audio?.0.copyNextSampleBuffer()
-        while nextVideo != nil || nextAudio != nil {
-            let videoFirst: Bool
-            if let v = nextVideo, let a = nextAudio {
-                videoFirst = v.presentationTime <= a.presentationTime
-            } else {
-                videoFirst = nextVideo != nil
-            }
-            if videoFirst, let sample = nextVideo {
-                if sample.presentationTime >= .zero { try video.1.append(sample) }
-                progress.update(sample.presentationTime.seconds)
-                nextVideo = try video.0.copyNextSampleBuffer()
-            } else if let sample = nextAudio, let audio {
-                try audio.1.append(sample)
-                nextAudio = try audio.0.copyNextSampleBuffer()
-            }
-        }
     }
 }

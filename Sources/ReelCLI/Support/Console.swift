@@ -8,9 +8,23 @@ struct Console: Sendable {
     var errorIsTerminal: Bool
 
     static let system = Console(
-        writeOutput: { FileHandle.standardOutput.write(Data($0.utf8)) },
-        writeError: { FileHandle.standardError.write(Data($0.utf8)) },
+        writeOutput: { writeAll($0, to: STDOUT_FILENO) },
+        writeError: { writeAll($0, to: STDERR_FILENO) },
         errorIsTerminal: isatty(STDERR_FILENO) != 0)
+
+    /// Writes all of `text`, retrying short writes and EINTR. A closed pipe (`reel probe | head`)
+    /// ends the output quietly: SIGPIPE is ignored, and EPIPE is not an error worth a crash.
+    private static func writeAll(_ text: String, to descriptor: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
 
     /// A line on stdout.
     func print(_ line: String) { writeOutput(line + "\n") }

@@ -1,0 +1,93 @@
+import Foundation
+import ReelAsset
+import ReelCore
+import ReelFilters
+
+/// `reel filters [--sheet OUT] [--input FILE]`: what effects there are, and how they look.
+struct FiltersCommand: Command {
+    let spec = CommandSpec(
+        name: "filters",
+        abstract: "List the filters and their parameters, or draw the reference sheet.",
+        usage: "[--sheet OUT.png [--input FILE] [--at SECONDS]] [--bench]",
+        positionals: 0...0,
+        options: [
+            .value("sheet", "OUT", help: "Draw every effect on one frame as a labelled grid."),
+            .value("input", short: "i", "FILE", help: "Take the sheet's frame from this video or picture."),
+            .value("at", "SECONDS", help: "The time of that frame (default: the middle)."),
+            .flag("bench", help: "Time each effect on 1920x1080 frames (run a release build)."),
+        ],
+        discussion: """
+        Filters chain with commas, parameters follow a colon:
+          reel filter in.mp4 --filter PhotoEffectNoir,ColorControls:saturation=1.2 -o out.mp4
+          reel filter in.jpg --filter ColorCube:file=look.cube -o out.jpg
+        """)
+
+    func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+        if arguments.flag("bench") { return try FilterBench.run(console: console) }
+        guard let sheetPath = arguments.value("sheet") else {
+            for entry in FilterCatalog.entries {
+                console.print("\(entry.name)  \(entry.summary)")
+                for parameter in entry.parameters {
+                    console.print("    \(parameter.name) = \(Format.number(parameter.defaultValue))"
+                                  + "  (\(Format.number(parameter.range.lowerBound))...\(Format.number(parameter.range.upperBound)))"
+                                  + "  \(parameter.summary)")
+                }
+                if entry.name == "ColorCube" { console.print("    file = PATH.cube  an Adobe .cube 3D LUT") }
+            }
+            return 0
+        }
+        let url = URL(fileURLWithPath: sheetPath)
+        guard ImageFile.Format(pathExtension: url.pathExtension) != nil else {
+            throw UsageError("--sheet must end in .png, .jpg or .jpeg, not '\(sheetPath)'", command: spec.name)
+        }
+        let frame: PixelBuffer
+        if let input = arguments.value("input") {
+            let asset = try Asset(path: input)
+            let generator = ImageGenerator(asset: asset)
+            generator.appliesPreferredTrackTransform = true
+            let middle = asset.duration.isNumeric ? asset.duration.seconds / 2 : 0
+            let at = try arguments.double("at", in: 0...1e7) ?? middle
+            frame = try generator.image(at: MediaTime(seconds: at, preferredTimescale: 1000)).image
+        } else {
+            frame = try FilterSheet.referenceFrame()
+        }
+        let sheet = try FilterSheet.render(frame)
+        try ImageFile.write(sheet, to: url)
+        console.printError("wrote \(sheetPath): \(sheet.width)x\(sheet.height), \(FilterSheet.effectNames.count) effects")
+        return 0
+    }
+}
+
+/// Per-frame cost of each effect at 1920x1080, beside a plain copy of the frame.
+enum FilterBench {
+    static func run(console: Console) throws -> Int32 {
+        let frames = 40
+        func time(_ body: () throws -> Void) rethrows -> Double {
+            var samples: [Double] = []
+            for _ in 0..<frames {
+                let start = DispatchTime.now().uptimeNanoseconds
+                try body()
+                samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+            return samples.sorted()[frames / 2]
+        }
+        let reference = try FilterSheet.referenceFrame(width: 1920, height: 1080)
+        for format in [PixelFormat.yuv420p, .rgba] {
+            let frame = try PixelScaler.converted(reference, to: format)
+            let copy = try PixelBuffer(width: 1920, height: 1080, pixelFormat: format)
+            let copyCost = try time { try copy.copyPixels(from: frame) }
+            console.print(String(format: "%@ copy %.3f ms", format.rawValue, copyCost))
+            var names = FilterSheet.effectNames
+            names.append("ColorCube")
+            for name in names {
+                let filter = name == "ColorCube" ? Filter(cube: try CubeLUT(text: CubeLUT.identityText(size: 33)))
+                    : try Filter(name: name)
+                let chain = FilterChain([filter])
+                _ = try chain.apply(frame)
+                let cost = try time { _ = try chain.apply(frame) }
+                console.print(String(format: "%@ %@ %.3f ms %.2fx", format.rawValue, name, cost, cost / copyCost))
+            }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import ReelAsset
+import ReelCore
+
+/// Reads a file's first video and audio track and writes them again, re-encoded,
+/// with an optional change to each picture on the way: what `transcode` and `filter` share.
+final class MediaCopyJob {
+    struct Options {
+        var codec: VideoSettings.Codec = .h264
+        var size: (width: Int, height: Int)?
+        var quality: Double?
+        var bitRate: Int?
+        var keyFrameInterval: Int?
+        var preset: String?
+        var fragmentInterval: Double?
+        var audioBitRate: Int?
+        var includeAudio = true
+    }
+
+    let asset: Asset
+    let outputURL: URL
+    private let reader: AssetReader
+    private let writer: AssetWriter
+    private let video: (AssetReaderTrackOutput, AssetWriterInput)
+    private let audio: (AssetReaderTrackOutput, AssetWriterInput)?
+
+    /// The input's length in seconds, for progress.
+    var duration: Double { max(asset.duration.seconds, 0.001) }
+
+    convenience init(input: String, output: URL, fileType: FileType, quality: Double?, preset: String?) throws(ReelError) {
+        var options = Options()
+        options.quality = quality
+        options.preset = preset
+        try self.init(input: input, output: output, fileType: fileType, options: options)
+    }
+
+    init(input: String, output: URL, fileType: FileType, options: Options) throws(ReelError) {
+        asset = try Asset(path: input)
+        outputURL = output
+        guard let videoTrack = asset.tracks(withMediaType: .video).first else {
+            throw ReelError(.invalidData, "has no video track", subject: input)
+        }
+        let audioTrack = options.includeAudio ? asset.tracks(withMediaType: .audio).first : nil
+        let width = options.size?.width ?? (Int(videoTrack.naturalSize.width) & ~1)
+        let height = options.size?.height ?? (Int(videoTrack.naturalSize.height) & ~1)
+        let frameRate = videoTrack.nominalFrameRate > 0 ? videoTrack.nominalFrameRate : 30
+
+        reader = try AssetReader(asset: asset)
+        let videoOutput = AssetReaderTrackOutput(
+            track: videoTrack, videoSettings: VideoOutputSettings(pixelFormat: .yuv420p, width: width, height: height))
+        try reader.add(videoOutput)
+        writer = try AssetWriter(outputURL: output, fileType: fileType)
+        if let fragment = options.fragmentInterval {
+            writer.movieFragmentInterval = MediaTime(seconds: fragment, preferredTimescale: 1000)
+        }
+        writer.metadata = AssetMetadata(creationDate: asset.metadata.creationDate, make: asset.metadata.make,
+                                        model: asset.metadata.model, location: asset.metadata.location,
+                                        title: asset.metadata.title)
+        let videoInput = AssetWriterInput(
+            mediaType: .video,
+            outputSettings: VideoSettings(codec: options.codec, width: width, height: height, bitRate: options.bitRate,
+                                          quality: options.quality, keyFrameInterval: options.keyFrameInterval,
+                                          preset: options.preset, expectedFrameRate: frameRate))
+        videoInput.transform = videoTrack.preferredTransform
+        try writer.add(videoInput)
+        video = (videoOutput, videoInput)
+
+        if let audioTrack {
+            let channels = min(max(audioTrack.channelCount, 1), 2)
+            let output = AssetReaderTrackOutput(
+                track: audioTrack, audioSettings: AudioOutputSettings(sampleFormat: .floatPlanar, sampleRate: 48000,
+                                                                      channelCount: channels))
+            try reader.add(output)
+            let input = AssetWriterInput(
+                mediaType: .audio,
+                outputSettings: AudioSettings(codec: fileType == .webm ? .opus : .aac, sampleRate: 48000,
+                                              channelCount: channels, bitRate: options.audioBitRate))
+            try writer.add(input)
+            audio = (output, input)
+        } else {
+            audio = nil
+        }
+    }
+
+    /// Copies every sample, passing pictures through `change`, and finishes the file.
+    /// On failure the output is discarded (a fragmented one keeps its `.partial` file).
+    func run(progress: ProgressReporter,
+             change: (SampleBuffer) throws(ReelError) -> SampleBuffer = { $0 }) async throws(ReelError) {
+        try reader.startReading()
+        try writer.startWriting()
+        writer.startSession(atSourceTime: .zero)
+        do throws(ReelError) {
+            try copySamples(progress: progress, change: change)
+        } catch {
+            writer.cancelWriting()
+            throw error
+        }
+        try await writer.finishWriting()
+    }
+
+    /// Feeds the writer in time order, so the muxer interleaves without buffering.
+    private func copySamples(progress: ProgressReporter,
+                             change: (SampleBuffer) throws(ReelError) -> SampleBuffer) throws(ReelError) {
+        var nextVideo = try video.0.copyNextSampleBuffer()
+        var nextAudio = try audio?.0.copyNextSampleBuffer()
+        while nextVideo != nil || nextAudio != nil {
+            let videoFirst: Bool
+            if let v = nextVideo, let a = nextAudio {
+                videoFirst = v.presentationTime <= a.presentationTime
+            } else {
+                videoFirst = nextVideo != nil
+            }
+            if videoFirst, let sample = nextVideo {
+                if sample.presentationTime >= .zero { try video.1.append(try change(sample)) }
+                progress.update(sample.presentationTime.seconds)
+                nextVideo = try video.0.copyNextSampleBuffer()
+            } else if let sample = nextAudio, let audio {
+                try audio.1.append(sample)
+                nextAudio = try audio.0.copyNextSampleBuffer()
+            }
+        }
+    }
+}
