@@ -9,8 +9,9 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 seconds() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
 measure() { for _ in $(seq "$runs"); do seconds "$@"; done | median; }
-report() { # name reel_seconds reference_name reference_seconds
-  printf '%-34s reel %8.3f s   %-14s %8.3f s   ratio %5.2f\n' "$1" "$2" "$3" "$4" "$(echo "$2 / $4" | bc -l)"
+report() { # name reel_value reference_name reference_value [unit]
+  local unit=${5:-s}
+  printf '%-38s reel %8.3f %-2s  %-8s %8.3f %-2s  ratio %5.2f\n' "$1" "$2" "$unit" "$3" "$4" "$unit" "$(echo "$2 / $4" | bc -l)"
 }
 
 if ! compgen -G "$clips/*.mp4" >/dev/null; then
@@ -32,3 +33,23 @@ report "transcode 01_nebula x264 medium 23" "$r" "ffmpeg" "$f"
 r=$(measure "$reel" thumbnail "$clip" --at 7.5 -o "$work/thumb.png")
 f=$(measure ffmpeg -nostdin -y -v error -ss 7.5 -i "$clip" -frames:v 1 "$work/thumb-ffmpeg.png")
 report "thumbnail at 7.5 s" "$r" "ffmpeg" "$f"
+
+# Filters: Reel's per-frame cost at 1920x1080 (in-process, median of 40 frames) beside a
+# plain copy of the frame and FFmpeg's closest filter (its cost over a format-only baseline).
+bench=$("$reel" filters --bench)
+echo "$bench" | awk '{printf "filter %-8s %-20s %8.3f ms  %s of copy\n", $1, $2, $3, ($5 == "" ? "-" : $5)}'
+frames=100
+awk -v n=33 'BEGIN { print "LUT_3D_SIZE " n; for (b = 0; b < n; b++) for (g = 0; g < n; g++) for (r = 0; r < n; r++) printf "%.6f %.6f %.6f\n", r/(n-1), g/(n-1), b/(n-1) }' > "$work/identity.cube"
+ff() { ffmpeg -nostdin -v error -f lavfi -i "testsrc2=s=1920x1080:r=25" -frames:v $frames -vf "$1" -f null -; }
+per_frame() { echo "($1 - $2) * 1000 / $frames" | bc -l; }
+rgba_base=$(measure ff format=rgba)
+yuv_base=$(measure ff format=yuv420p)
+mixer=$(per_frame "$(measure ff "format=rgba,colorchannelmixer=.393:.769:.189:0:.349:.686:.168:0:.272:.534:.131")" "$rgba_base")
+grey=$(per_frame "$(measure ff "format=yuv420p,hue=s=0")" "$yuv_base")
+lut=$(per_frame "$(measure ff "format=rgba,lut3d=file=$work/identity.cube")" "$rgba_base")
+reel_of() { echo "$bench" | awk -v f="$1" -v n="$2" '$1 == f && $2 == n {print $3}'; }
+report "SepiaTone rgba vs colorchannelmixer" "$(reel_of rgba SepiaTone)" "ffmpeg" "$mixer" ms
+report "Mono yuv420p vs hue=s=0" "$(reel_of yuv420p PhotoEffectMono)" "ffmpeg" "$grey" ms
+report "Chrome yuv420p vs colorchannelmixer" "$(reel_of yuv420p PhotoEffectChrome)" "ffmpeg" "$mixer" ms
+report "Chrome yuv420p vs a plain copy" "$(reel_of yuv420p PhotoEffectChrome)" "copy" "$(reel_of yuv420p copy)" ms
+report "ColorCube rgba vs lut3d" "$(reel_of rgba ColorCube)" "ffmpeg" "$lut" ms

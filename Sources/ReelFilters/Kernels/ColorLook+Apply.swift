@@ -17,22 +17,52 @@ extension ColorLook {
             mapLuma(source, target)
             mapInterleavedChroma(source, target)
         case .rgba, .bgra:
-            mapRGB(source, target, redFirst: source.pixelFormat == .rgba)
+            if isLumaIdentity && isChromaIdentity {
+                copyPlane(0, source, target)
+            } else {
+                mapRGB(source, target, redFirst: source.pixelFormat == .rgba)
+            }
         default:
             throw ReelError(.unsupported, "colour effects run on yuv420p, nv12, yuv444p, rgba and bgra, not \(source.pixelFormat)")
         }
     }
 
     private func mapLuma(_ source: PixelBuffer, _ target: PixelBuffer) {
-        let plane = source.planes[0]
-        luma.withUnsafeBufferPointer { table in
-            source.withPlane(0) { input, inStride in
-                target.withMutablePlane(0) { output, outStride in
-                    for row in 0..<plane.height {
-                        let i = input + row * inStride
-                        let o = output + row * outStride
-                        for x in 0..<plane.width {
-                            o.storeBytes(of: table[Int(i.load(fromByteOffset: x, as: UInt8.self))], toByteOffset: x, as: UInt8.self)
+        if isLumaIdentity {
+            copyPlane(0, source, target)
+            return
+        }
+        mapPlane(0, source, target, pairs: lumaPairs)
+    }
+
+    /// One plane through a table of sample pairs (`pairs[a | b << 8]` holds both results).
+    private func mapPlane(_ index: Int, _ source: PixelBuffer, _ target: PixelBuffer, pairs table: [UInt16]) {
+        let plane = source.planes[index]
+        let width = plane.width
+        table.withUnsafeBufferPointer { pairs in
+            source.withPlane(index) { input, inStride in
+                target.withMutablePlane(index) { output, outStride in
+                    ParallelRows.run(rows: plane.height) { rows in
+                        for row in rows {
+                            let i = input + row * inStride
+                            let o = output + row * outStride
+                            var x = 0
+                            // Eight samples per step: one 64-bit load and store around four lookups
+                            // in the table of sample pairs.
+                            while x + 8 <= width {
+                                let word = i.loadUnaligned(fromByteOffset: x, as: UInt64.self)
+                                let a = UInt64(pairs[Int(truncatingIfNeeded: word & 0xFFFF)])
+                                let b = UInt64(pairs[Int(truncatingIfNeeded: (word >> 16) & 0xFFFF)])
+                                let c = UInt64(pairs[Int(truncatingIfNeeded: (word >> 32) & 0xFFFF)])
+                                let d = UInt64(pairs[Int(truncatingIfNeeded: word >> 48)])
+                                o.storeBytes(of: a | b << 16 | c << 32 | d << 48, toByteOffset: x, as: UInt64.self)
+                                x += 8
+                            }
+                            while x < width {
+                                let value = pairs[Int(i.load(fromByteOffset: x, as: UInt8.self))]
+                                o.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: x, as: UInt8.self)
+                                x += 1
+                            }
                         }
                     }
                 }
@@ -40,14 +70,46 @@ extension ColorLook {
         }
     }
 
+    private func copyPlane(_ index: Int, _ source: PixelBuffer, _ target: PixelBuffer) {
+        let plane = source.planes[index]
+        source.withPlane(index) { input, inStride in
+            target.withMutablePlane(index) { output, outStride in
+                for row in 0..<plane.height {
+                    (output + row * outStride).copyMemory(from: input + row * inStride, byteCount: plane.bytesPerRowOfPixels)
+                }
+            }
+        }
+    }
+
     private func mapPlanarChroma(_ source: PixelBuffer, _ target: PixelBuffer) {
         let plane = source.planes[1]
+        if isChromaIdentity {
+            copyPlane(1, source, target)
+            copyPlane(2, source, target)
+            return
+        }
+        if let constant = constantChroma {
+            for (index, value) in [(1, UInt8(truncatingIfNeeded: constant)), (2, UInt8(truncatingIfNeeded: constant >> 8))] {
+                target.withMutablePlane(index) { output, stride in
+                    for row in 0..<plane.height {
+                        (output + row * stride).initializeMemory(as: UInt8.self, repeating: value, count: plane.width)
+                    }
+                }
+            }
+            return
+        }
+        if let (cbPairs, crPairs) = separableChroma {
+            mapPlane(1, source, target, pairs: cbPairs)
+            mapPlane(2, source, target, pairs: crPairs)
+            return
+        }
         chroma.withUnsafeBufferPointer { table in
             source.withPlane(1) { cbIn, cbInStride in
                 source.withPlane(2) { crIn, crInStride in
                     target.withMutablePlane(1) { cbOut, cbOutStride in
                         target.withMutablePlane(2) { crOut, crOutStride in
-                            for row in 0..<plane.height {
+                            ParallelRows.run(rows: plane.height) { rows in
+                            for row in rows {
                                 let u = cbIn + row * cbInStride
                                 let v = crIn + row * crInStride
                                 let uo = cbOut + row * cbOutStride
@@ -60,6 +122,7 @@ extension ColorLook {
                                     vo.storeBytes(of: UInt8(truncatingIfNeeded: pair >> 8), toByteOffset: x, as: UInt8.self)
                                 }
                             }
+                            }
                         }
                     }
                 }
@@ -69,16 +132,22 @@ extension ColorLook {
 
     private func mapInterleavedChroma(_ source: PixelBuffer, _ target: PixelBuffer) {
         let plane = source.planes[1]
+        if isChromaIdentity {
+            copyPlane(1, source, target)
+            return
+        }
         chroma.withUnsafeBufferPointer { table in
             source.withPlane(1) { input, inStride in
                 target.withMutablePlane(1) { output, outStride in
-                    for row in 0..<plane.height {
-                        let i = input + row * inStride
-                        let o = output + row * outStride
-                        for x in 0..<plane.width {
-                            let pair = i.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)
-                            o.storeBytes(of: table[Int(UInt16(littleEndian: pair))].littleEndian, toByteOffset: 2 * x,
-                                         as: UInt16.self)
+                    ParallelRows.run(rows: plane.height) { rows in
+                        for row in rows {
+                            let i = input + row * inStride
+                            let o = output + row * outStride
+                            for x in 0..<plane.width {
+                                let pair = i.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)
+                                o.storeBytes(of: table[Int(UInt16(littleEndian: pair))].littleEndian, toByteOffset: 2 * x,
+                                             as: UInt16.self)
+                            }
                         }
                     }
                 }
@@ -93,7 +162,8 @@ extension ColorLook {
             chroma.withUnsafeBufferPointer { chromaTable in
                 source.withPlane(0) { input, inStride in
                     target.withMutablePlane(0) { output, outStride in
-                        for row in 0..<plane.height {
+                        ParallelRows.run(rows: plane.height) { rows in
+                        for row in rows {
                             let i = input + row * inStride
                             let o = output + row * outStride
                             for x in 0..<plane.width {
@@ -111,6 +181,7 @@ extension ColorLook {
                                 q.storeBytes(of: nb, toByteOffset: b, as: UInt8.self)
                                 q.storeBytes(of: p.load(fromByteOffset: 3, as: UInt8.self), toByteOffset: 3, as: UInt8.self)
                             }
+                        }
                         }
                     }
                 }

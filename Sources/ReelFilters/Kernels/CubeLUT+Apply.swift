@@ -27,108 +27,123 @@ extension CubeLUT {
 }
 
 extension CubeLUT.Prepared {
-    /// Maps one RGB triple by trilinear interpolation; exact for an identity table.
+    /// Maps one RGB triple by tetrahedral interpolation (four lattice points, as in
+    /// FFmpeg's lut3d `interp=tetrahedral`); exact for an identity table.
     @inline(__always)
-    func map(_ r: Int, _ g: Int, _ b: Int, table: UnsafeBufferPointer<Int32>) -> (UInt8, UInt8, UInt8) {
+    func map(_ r: Int, _ g: Int, _ b: Int, table: UnsafeBufferPointer<Int32>, cell: UnsafeBufferPointer<Int32>,
+             weight: UnsafeBufferPointer<Int32>) -> (UInt8, UInt8, UInt8) {
         let n = size
-        let (ri, gi, bi) = (Int(cell[r]), Int(cell[g]), Int(cell[b]))
-        let (fr, fg, fb) = (weight[r], weight[g], weight[b])
-        let base = ((bi * n + gi) * n + ri) * 3
+        let base = ((Int(cell[b]) * n + Int(cell[g])) * n + Int(cell[r])) * 3
+        let fr = weight[r], fg = weight[g], fb = weight[b]
         let dr = 3, dg = 3 * n, db = 3 * n * n
-        var result: (Int32, Int32, Int32) = (0, 0, 0)
-        for channel in 0..<3 {
-            let c000 = table[base + channel], c100 = table[base + dr + channel]
-            let c010 = table[base + dg + channel], c110 = table[base + dg + dr + channel]
-            let c001 = table[base + db + channel], c101 = table[base + db + dr + channel]
-            let c011 = table[base + db + dg + channel], c111 = table[base + db + dg + dr + channel]
-            let x00 = c000 + ((c100 - c000) * fr) >> 8, x10 = c010 + ((c110 - c010) * fr) >> 8
-            let x01 = c001 + ((c101 - c001) * fr) >> 8, x11 = c011 + ((c111 - c011) * fr) >> 8
-            let y0 = x00 + ((x10 - x00) * fg) >> 8, y1 = x01 + ((x11 - x01) * fg) >> 8
-            let value = (y0 + ((y1 - y0) * fb) >> 8 + 128) >> 8
-            switch channel {
-            case 0: result.0 = value
-            case 1: result.1 = value
-            default: result.2 = value
-            }
+        // The tetrahedron holding the point, and the order its corners are walked in.
+        let (first, second, wa, wb, wc): (Int, Int, Int32, Int32, Int32)
+        if fr > fg {
+            if fg > fb { (first, second, wa, wb, wc) = (dr, dr + dg, fr, fg, fb) }
+            else if fr > fb { (first, second, wa, wb, wc) = (dr, dr + db, fr, fb, fg) }
+            else { (first, second, wa, wb, wc) = (db, dr + db, fb, fr, fg) }
+        } else {
+            if fb > fg { (first, second, wa, wb, wc) = (db, dg + db, fb, fg, fr) }
+            else if fb > fr { (first, second, wa, wb, wc) = (dg, dg + db, fg, fb, fr) }
+            else { (first, second, wa, wb, wc) = (dg, dr + dg, fg, fr, fb) }
         }
-        return (UInt8(min(max(result.0, 0), 255)), UInt8(min(max(result.1, 0), 255)), UInt8(min(max(result.2, 0), 255)))
+        let last = dr + dg + db
+        @inline(__always) func channel(_ c: Int) -> UInt8 {
+            let c0 = table[base + c], c1 = table[base + first + c], c2 = table[base + second + c], c3 = table[base + last + c]
+            let value = (c0 << 8 + wa * (c1 - c0) + wb * (c2 - c1) + wc * (c3 - c2) + 32_768) >> 16
+            return UInt8(min(max(value, 0), 255))
+        }
+        return (channel(0), channel(1), channel(2))
     }
 
     /// Writes `source` through the table into `target`. RGBA and BGRA map per pixel;
     /// yuv420p and nv12 go to RGB per pixel and back (a 3D table mixes channels, so no
-    /// YCbCr shortcut exists).
+    /// YCbCr shortcut exists), averaging the new chroma of each 2x2 block.
     func apply(_ source: PixelBuffer, into target: PixelBuffer) throws(ReelError) {
         table.withUnsafeBufferPointer { lut in
-            switch source.pixelFormat {
-            case .rgba, .bgra:
-                let (r, b) = source.pixelFormat == .rgba ? (0, 2) : (2, 0)
-                source.withPlane(0) { input, inStride in
-                    target.withMutablePlane(0) { output, outStride in
-                        for row in 0..<source.height {
-                            let i = input + row * inStride, o = output + row * outStride
-                            for x in 0..<source.width {
-                                let p = i + 4 * x, q = o + 4 * x
-                                let (nr, ng, nb) = map(Int(p.load(fromByteOffset: r, as: UInt8.self)),
-                                                       Int(p.load(fromByteOffset: 1, as: UInt8.self)),
-                                                       Int(p.load(fromByteOffset: b, as: UInt8.self)), table: lut)
-                                q.storeBytes(of: nr, toByteOffset: r, as: UInt8.self)
-                                q.storeBytes(of: ng, toByteOffset: 1, as: UInt8.self)
-                                q.storeBytes(of: nb, toByteOffset: b, as: UInt8.self)
-                                q.storeBytes(of: p.load(fromByteOffset: 3, as: UInt8.self), toByteOffset: 3, as: UInt8.self)
-                            }
+            cell.withUnsafeBufferPointer { cells in
+                weight.withUnsafeBufferPointer { weights in
+                    switch source.pixelFormat {
+                    case .rgba, .bgra:
+                        applyRGB(source, into: target, lut: lut, cells: cells, weights: weights)
+                    default:
+                        applyYUV(source, into: target, lut: lut, cells: cells, weights: weights)
+                    }
+                }
+            }
+        }
+    }
+
+    private func applyRGB(_ source: PixelBuffer, into target: PixelBuffer, lut: UnsafeBufferPointer<Int32>,
+                          cells: UnsafeBufferPointer<Int32>, weights: UnsafeBufferPointer<Int32>) {
+        let (r, b) = source.pixelFormat == .rgba ? (0, 2) : (2, 0)
+        let width = source.width
+        source.withPlane(0) { input, inStride in
+            target.withMutablePlane(0) { output, outStride in
+                ParallelRows.run(rows: source.height) { rows in
+                    for row in rows {
+                        let i = input + row * inStride, o = output + row * outStride
+                        for x in 0..<width {
+                            let p = i + 4 * x, q = o + 4 * x
+                            let (nr, ng, nb) = map(Int(p.load(fromByteOffset: r, as: UInt8.self)),
+                                                   Int(p.load(fromByteOffset: 1, as: UInt8.self)),
+                                                   Int(p.load(fromByteOffset: b, as: UInt8.self)),
+                                                   table: lut, cell: cells, weight: weights)
+                            q.storeBytes(of: nr, toByteOffset: r, as: UInt8.self)
+                            q.storeBytes(of: ng, toByteOffset: 1, as: UInt8.self)
+                            q.storeBytes(of: nb, toByteOffset: b, as: UInt8.self)
+                            q.storeBytes(of: p.load(fromByteOffset: 3, as: UInt8.self), toByteOffset: 3, as: UInt8.self)
                         }
                     }
                 }
-            default:
-                applyYUV(source, into: target, lut: lut)
             }
         }
     }
 
-    private func applyYUV(_ source: PixelBuffer, into target: PixelBuffer, lut: UnsafeBufferPointer<Int32>) {
+    private func applyYUV(_ source: PixelBuffer, into target: PixelBuffer, lut: UnsafeBufferPointer<Int32>,
+                          cells: UnsafeBufferPointer<Int32>, weights: UnsafeBufferPointer<Int32>) {
         let interleaved = source.pixelFormat == .nv12
-        let chromaRows = source.planes[1].height, chromaColumns = source.planes[interleaved ? 1 : 1].width
-        for cy in 0..<chromaRows {
-            for cx in 0..<chromaColumns {
-                let (cb, cr) = chromaAt(source, cx, cy, interleaved: interleaved)
-                var sumCb: Int32 = 0, sumCr: Int32 = 0, count: Int32 = 0
-                for dy in 0..<2 {
-                    for dx in 0..<2 {
-                        let x = 2 * cx + dx, y = 2 * cy + dy
-                        guard x < source.width, y < source.height else { continue }
-                        let luma = source.withPlane(0) { Int32($0.load(fromByteOffset: y * $1 + x, as: UInt8.self)) }
-                        let (r, g, b) = RGBConversion.toRGB(luma, cb, cr)
-                        let (nr, ng, nb) = map(Int(r), Int(g), Int(b), table: lut)
-                        let (ny, ncb, ncr) = RGBConversion.toYCbCr(Int32(nr), Int32(ng), Int32(nb))
-                        target.withMutablePlane(0) { $0.storeBytes(of: UInt8(ny), toByteOffset: y * $1 + x, as: UInt8.self) }
-                        sumCb += ncb
-                        sumCr += ncr
-                        count += 1
+        let chromaRows = source.planes[1].height, chromaColumns = source.planes[1].width
+        let width = source.width, height = source.height
+        source.withPlane(0) { lumaIn, lumaInStride in
+        target.withMutablePlane(0) { lumaOut, lumaOutStride in
+        source.withPlane(1) { cbIn, cbInStride in
+        target.withMutablePlane(1) { cbOut, cbOutStride in
+        // nv12 keeps Cr beside Cb in plane 1; yuv420p has a plane 2.
+        let crPlane = interleaved ? 1 : 2
+        source.withPlane(crPlane) { crIn, crInStride in
+        target.withMutablePlane(crPlane) { crOut, crOutStride in
+            let step = interleaved ? 2 : 1, crOffset = interleaved ? 1 : 0
+            ParallelRows.run(rows: chromaRows) { rows in
+                for cy in rows {
+                    for cx in 0..<chromaColumns {
+                        let cb = Int32(cbIn.load(fromByteOffset: cy * cbInStride + step * cx, as: UInt8.self))
+                        let cr = Int32(crIn.load(fromByteOffset: cy * crInStride + step * cx + crOffset, as: UInt8.self))
+                        var sumCb: Int32 = 0, sumCr: Int32 = 0, count: Int32 = 0
+                        for y in (2 * cy)..<min(2 * cy + 2, height) {
+                            for x in (2 * cx)..<min(2 * cx + 2, width) {
+                                let luma = Int32(lumaIn.load(fromByteOffset: y * lumaInStride + x, as: UInt8.self))
+                                let (r, g, b) = RGBConversion.toRGB(luma, cb, cr)
+                                let (nr, ng, nb) = map(Int(r), Int(g), Int(b), table: lut, cell: cells, weight: weights)
+                                let (ny, ncb, ncr) = RGBConversion.toYCbCr(Int32(nr), Int32(ng), Int32(nb))
+                                lumaOut.storeBytes(of: UInt8(ny), toByteOffset: y * lumaOutStride + x, as: UInt8.self)
+                                sumCb += ncb
+                                sumCr += ncr
+                                count += 1
+                            }
+                        }
+                        cbOut.storeBytes(of: UInt8((sumCb + count / 2) / max(count, 1)),
+                                         toByteOffset: cy * cbOutStride + step * cx, as: UInt8.self)
+                        crOut.storeBytes(of: UInt8((sumCr + count / 2) / max(count, 1)),
+                                         toByteOffset: cy * crOutStride + step * cx + crOffset, as: UInt8.self)
                     }
-                }
-                let newCb = UInt8((sumCb + count / 2) / max(count, 1)), newCr = UInt8((sumCr + count / 2) / max(count, 1))
-                if interleaved {
-                    target.withMutablePlane(1) { base, stride in
-                        base.storeBytes(of: newCb, toByteOffset: cy * stride + 2 * cx, as: UInt8.self)
-                        base.storeBytes(of: newCr, toByteOffset: cy * stride + 2 * cx + 1, as: UInt8.self)
-                    }
-                } else {
-                    target.withMutablePlane(1) { $0.storeBytes(of: newCb, toByteOffset: cy * $1 + cx, as: UInt8.self) }
-                    target.withMutablePlane(2) { $0.storeBytes(of: newCr, toByteOffset: cy * $1 + cx, as: UInt8.self) }
                 }
             }
         }
-    }
-
-    private func chromaAt(_ buffer: PixelBuffer, _ x: Int, _ y: Int, interleaved: Bool) -> (Int32, Int32) {
-        if interleaved {
-            return buffer.withPlane(1) { base, stride in
-                (Int32(base.load(fromByteOffset: y * stride + 2 * x, as: UInt8.self)),
-                 Int32(base.load(fromByteOffset: y * stride + 2 * x + 1, as: UInt8.self)))
-            }
         }
-        let cb = buffer.withPlane(1) { Int32($0.load(fromByteOffset: y * $1 + x, as: UInt8.self)) }
-        let cr = buffer.withPlane(2) { Int32($0.load(fromByteOffset: y * $1 + x, as: UInt8.self)) }
-        return (cb, cr)
+        }
+        }
+        }
+        }
     }
 }

@@ -28,17 +28,29 @@ struct Vignette: Sendable {
         let width = source.width, height = source.height
         switch source.pixelFormat {
         case .yuv420p, .nv12, .yuv444p:
-            try target.copyPixels(from: source)
+            for index in 1..<source.planes.count {
+                let plane = source.planes[index]
+                source.withPlane(index) { input, inStride in
+                    target.withMutablePlane(index) { output, outStride in
+                        for row in 0..<plane.height {
+                            (output + row * outStride).copyMemory(from: input + row * inStride,
+                                                                  byteCount: plane.bytesPerRowOfPixels)
+                        }
+                    }
+                }
+            }
             source.withPlane(0) { input, inStride in
                 target.withMutablePlane(0) { output, outStride in
                     gains.withUnsafeBufferPointer { gain in
-                        for y in 0..<height {
+                        ParallelRows.run(rows: height) { rows in
+                        for y in rows {
                             for x in 0..<width {
                                 let luma = Int32(input.load(fromByteOffset: y * inStride + x, as: UInt8.self)) - 16
                                 let value = 16 + (luma * Int32(gain[y * width + x]) + 128) >> 8
-                                output.storeBytes(of: UInt8(min(max(value, 16), 255)), toByteOffset: y * outStride + x,
+                                output.storeBytes(of: UInt8(min(max(value, 0), 255)), toByteOffset: y * outStride + x,
                                                   as: UInt8.self)
                             }
+                        }
                         }
                     }
                 }
@@ -47,7 +59,8 @@ struct Vignette: Sendable {
             source.withPlane(0) { input, inStride in
                 target.withMutablePlane(0) { output, outStride in
                     gains.withUnsafeBufferPointer { gain in
-                        for y in 0..<height {
+                        ParallelRows.run(rows: height) { rows in
+                        for y in rows {
                             for x in 0..<width {
                                 let g = UInt32(gain[y * width + x])
                                 let p = input + y * inStride + 4 * x, q = output + y * outStride + 4 * x
@@ -57,6 +70,7 @@ struct Vignette: Sendable {
                                 }
                                 q.storeBytes(of: p.load(fromByteOffset: 3, as: UInt8.self), toByteOffset: 3, as: UInt8.self)
                             }
+                        }
                         }
                     }
                 }

@@ -18,28 +18,81 @@ public struct ColorLook: Sendable, Equatable {
         luma: (0...255).map { UInt8($0) },
         chroma: (0...65535).map { UInt16($0) })
 
+    /// The luma table for two samples at once: `lumaPairs[a | b << 8] = luma[a] | luma[b] << 8`.
+    public private(set) var lumaPairs: [UInt16] = []
+    /// Whether the luma curve changes nothing, so the plane is copied.
+    public private(set) var isLumaIdentity = false
+    /// Whether the chroma map changes nothing.
+    public private(set) var isChromaIdentity = false
+    /// The one pair every chroma pair maps to, when there is one (black-and-white looks).
+    public private(set) var constantChroma: UInt16?
+    /// When Cb' depends on Cb alone and Cr' on Cr alone: tables for two samples at once of each
+    /// plane, as for luma. Nil for looks that mix the two (a hue turn).
+    public private(set) var separableChroma: (cb: [UInt16], cr: [UInt16])?
+
     init(luma: [UInt8], chroma: [UInt16]) {
         self.luma = luma
         self.chroma = chroma
+        derive()
+    }
+
+    private mutating func derive() {
+        var pairs = [UInt16](repeating: 0, count: 65536)
+        for b in 0..<256 { for a in 0..<256 { pairs[a | b << 8] = UInt16(luma[a]) | UInt16(luma[b]) << 8 } }
+        lumaPairs = pairs
+        isLumaIdentity = luma.enumerated().allSatisfy { Int($0.element) == $0.offset }
+        isChromaIdentity = chroma.enumerated().allSatisfy { Int($0.element) == $0.offset }
+        constantChroma = chroma.allSatisfy { $0 == chroma[0] } ? chroma[0] : nil
+        var separable = true
+        check: for cr in 0..<256 {
+            for cb in 0..<256 {
+                let pair = chroma[cb | cr << 8]
+                if pair & 0xFF != chroma[cb | 128 << 8] & 0xFF || pair >> 8 != chroma[128 | cr << 8] >> 8 {
+                    separable = false
+                    break check
+                }
+            }
+        }
+        if separable {
+            var cbPairs = [UInt16](repeating: 0, count: 65536), crPairs = [UInt16](repeating: 0, count: 65536)
+            for b in 0..<256 {
+                for a in 0..<256 {
+                    cbPairs[a | b << 8] = (chroma[a | 128 << 8] & 0xFF) | (chroma[b | 128 << 8] & 0xFF) << 8
+                    crPairs[a | b << 8] = chroma[128 | a << 8] >> 8 | (chroma[128 | b << 8] >> 8) << 8
+                }
+            }
+            separableChroma = (cbPairs, crPairs)
+        } else {
+            separableChroma = nil
+        }
+    }
+
+    public static func == (lhs: ColorLook, rhs: ColorLook) -> Bool {
+        lhs.luma == rhs.luma && lhs.chroma == rhs.chroma
     }
 
     /// A look from a luma curve on normalised luma (0 black … 1 white) and a chroma map on
     /// centred chroma (−0.5 … 0.5 for Cb and Cr). Both are clamped to video range.
+    ///
+    /// Footroom and headroom (luma below 16 or above 235) follow the curve's extension
+    /// rather than being clipped, so the identity look is exactly the identity.
     public init(curve: (Double) -> Double, chroma map: (Double, Double) -> (Double, Double)) {
         luma = (0...255).map { y in
-            let t = min(max((Double(y) - 16) / 219, 0), 1)
-            return UInt8(min(max((16 + 219 * curve(t)).rounded(), 16), 235))
+            let t = (Double(y) - 16) / 219
+            let shaped = (0...1).contains(t) ? curve(t) : t + (curve(min(max(t, 0), 1)) - min(max(t, 0), 1))
+            return UInt8(min(max((16 + 219 * shaped).rounded(), 0), 255))
         }
         var table = [UInt16](repeating: 0, count: 65536)
         for cr in 0..<256 {
             for cb in 0..<256 {
                 let (u, v) = map((Double(cb) - 128) / 224, (Double(cr) - 128) / 224)
-                let newCb = UInt16(min(max((128 + 224 * u).rounded(), 16), 240))
-                let newCr = UInt16(min(max((128 + 224 * v).rounded(), 16), 240))
+                let newCb = UInt16(min(max((128 + 224 * u).rounded(), 0), 255))
+                let newCr = UInt16(min(max((128 + 224 * v).rounded(), 0), 255))
                 table[cb | cr << 8] = newCb | newCr << 8
             }
         }
         chroma = table
+        derive()
     }
 
     /// This look followed by `next`.
