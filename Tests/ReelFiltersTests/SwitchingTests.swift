@@ -6,21 +6,26 @@ import Testing
 
 /// Switching looks while frames are being filtered never gives a frame of two looks.
 @Suite struct SwitchingTests {
-    @Test func tenSwitchesASecondOverAThousandFrames() async throws {
-        let source = try PixelBuffer(width: 320, height: 240, pixelFormat: .nv12)
+    /// The switcher runs on its own thread and switches far more often than ten times a
+    /// second of frames, so that a switch lands inside a frame's filtering if one can.
+    @Test func tenSwitchesASecondOverAThousandFrames() throws {
+        let source = try PixelBuffer(width: 160, height: 120, pixelFormat: .nv12)
         source.fill(planeValues: [120, 90])  // a bluish grey: Cb 90, Cr 90
         let mono = [try Filter(name: "PhotoEffectMono")]
         let sepia = [try Filter(name: "SepiaTone")]
         let chain = FilterChain(mono)
         let done = DispatchSemaphore(value: 0)
-        let switcher = Task.detached {
+        let finished = DispatchSemaphore(value: 0)
+        let switcher = Thread {
             var useSepia = true
             while done.wait(timeout: .now()) == .timedOut {
                 chain.filters = useSepia ? sepia : mono
                 useSepia.toggle()
-                try? await Task.sleep(nanoseconds: 100_000_000 / 50) // faster than 10/s, to provoke a mix
+                usleep(300)
             }
+            finished.signal()
         }
+        switcher.start()
         var looks: Set<[UInt8]> = []
         for _ in 0..<1000 {
             let output = try chain.apply(source)
@@ -40,7 +45,7 @@ import Testing
             looks.insert(first)
         }
         done.signal()
-        _ = await switcher.value
+        finished.wait()
         #expect(looks.isSubset(of: [[128, 128], [101, 148]]), "\(looks)")
         #expect(looks.count == 2, "both looks were seen")
     }
