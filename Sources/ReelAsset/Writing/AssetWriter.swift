@@ -291,7 +291,7 @@ public final class AssetWriter: @unchecked Sendable {
         } catch {
             fail(error)
             discardAfterFailure()
-            throw error.about(outputURL.path)
+            throw self.error ?? error.about(outputURL.path)
         }
     }
 
@@ -315,9 +315,14 @@ public final class AssetWriter: @unchecked Sendable {
     }
 
     func fail(_ error: ReelError) {
+        let fragmented = movieFragmentInterval.isNumeric && movieFragmentInterval > .zero
+        var reported = error.about(outputURL.path)
+        if fragmented, let partial = inProgressURL {
+            reported.message += "; the recording so far is kept, playable, in \(partial.path)"
+        }
         let first = lock.withLock { () -> Bool in
             let first = _error == nil
-            if first { _error = error.about(outputURL.path) }
+            if first { _error = reported }
             if _status != .cancelled { _status = .failed }
             return first
         }

@@ -10,6 +10,8 @@ extension ColorLook {
             throw ReelError(.invalidArgument, "a filter's output must match its input's size and format")
         }
         switch source.pixelFormat {
+        case .yuv420p where separableChroma != nil && constantChroma == nil && !isLumaIdentity:
+            mapPlanarFused(source, target)
         case .yuv420p, .yuv444p:
             mapLuma(source, target)
             mapPlanarChroma(source, target)
@@ -67,6 +69,62 @@ extension ColorLook {
                     }
                 }
             }
+        }
+    }
+
+    /// One row through a table of sample pairs, eight samples per step.
+    @inline(__always)
+    private static func mapRow(_ i: UnsafeRawPointer, _ o: UnsafeMutableRawPointer, width: Int,
+                               pairs: UnsafeBufferPointer<UInt16>) {
+        var x = 0
+        while x + 8 <= width {
+            let word = i.loadUnaligned(fromByteOffset: x, as: UInt64.self)
+            let a = UInt64(pairs[Int(truncatingIfNeeded: word & 0xFFFF)])
+            let b = UInt64(pairs[Int(truncatingIfNeeded: (word >> 16) & 0xFFFF)])
+            let c = UInt64(pairs[Int(truncatingIfNeeded: (word >> 32) & 0xFFFF)])
+            let d = UInt64(pairs[Int(truncatingIfNeeded: word >> 48)])
+            o.storeBytes(of: a | b << 16 | c << 32 | d << 48, toByteOffset: x, as: UInt64.self)
+            x += 8
+        }
+        while x < width {
+            o.storeBytes(of: UInt8(truncatingIfNeeded: pairs[Int(i.load(fromByteOffset: x, as: UInt8.self))]),
+                         toByteOffset: x, as: UInt8.self)
+            x += 1
+        }
+    }
+
+    /// yuv420p with a separable chroma map: every plane in one dispatch, each core taking a
+    /// band of luma rows and the chroma rows beside them, so the picture is read once.
+    private func mapPlanarFused(_ source: PixelBuffer, _ target: PixelBuffer) {
+        guard let (cbTable, crTable) = separableChroma else { return }
+        let lumaWidth = source.planes[0].width, chromaWidth = source.planes[1].width
+        let chromaRows = source.planes[1].height, height = source.height
+        lumaPairs.withUnsafeBufferPointer { lumaTable in
+        cbTable.withUnsafeBufferPointer { cbPairs in
+        crTable.withUnsafeBufferPointer { crPairs in
+        source.withPlane(0) { y, yStride in
+        target.withMutablePlane(0) { yOut, yOutStride in
+        source.withPlane(1) { cb, cbStride in
+        target.withMutablePlane(1) { cbOut, cbOutStride in
+        source.withPlane(2) { cr, crStride in
+        target.withMutablePlane(2) { crOut, crOutStride in
+            ParallelRows.run(rows: chromaRows) { rows in
+                for row in rows {
+                    for lumaRow in (2 * row)..<min(2 * row + 2, height) {
+                        Self.mapRow(y + lumaRow * yStride, yOut + lumaRow * yOutStride, width: lumaWidth, pairs: lumaTable)
+                    }
+                    Self.mapRow(cb + row * cbStride, cbOut + row * cbOutStride, width: chromaWidth, pairs: cbPairs)
+                    Self.mapRow(cr + row * crStride, crOut + row * crOutStride, width: chromaWidth, pairs: crPairs)
+                }
+            }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
         }
     }
 
