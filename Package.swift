@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "Reel",
     products: [
-        .library(name: "Reel", targets: ["ReelCore", "ReelAsset", "ReelFilters"]),
+        .library(name: "Reel", targets: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition"]),
         .executable(name: "reel", targets: ["reel"]),
     ],
     targets: [
@@ -32,6 +32,8 @@ let package = Package(
 
         // Public tier: AVFoundation-shaped modules.
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
+        .target(name: "ReelComposition", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters"],
+                swiftSettings: strict),
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict),
 
         // Apps.
@@ -46,6 +48,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ReelAssetTests", dependencies: ["ReelAsset", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelFiltersTests", dependencies: ["ReelFilters", "ReelTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReelCompositionTests", dependencies: ["ReelComposition", "ReelTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -113,3 +113,15 @@ import Testing
         #expect(fiveSeconds.multiplied(byRatio: 1, divisor: 0).isValid == false)
     }
 }
+
+@Suite struct MediaTimeScalingTests {
+    @Test func scalingByARatioOfTimesIsExact() {
+        let four = MediaTime(value: 4, timescale: 1)
+        #expect(MediaTime(value: 2, timescale: 1).scaled(by: MediaTime(value: 4, timescale: 5), over: four)
+                == MediaTime(value: 2, timescale: 5))
+        let third = MediaTime(value: 1, timescale: 3).scaled(by: MediaTime(value: 1001, timescale: 30000), over: four)
+        #expect(third == MediaTime(value: 1001, timescale: 360000))
+        #expect(!third.hasBeenRounded)
+        #expect(!four.scaled(by: four, over: .zero).isValid)
+    }
+}

@@ -52,7 +52,7 @@ public final class Asset: Sendable {
             var trackID = fileID > 0 ? fileID : stream.index + 1
             while usedIDs.contains(trackID) { trackID += 1 }
             usedIDs.insert(trackID)
-            tracks.append(AssetTrack(stream: stream, trackID: trackID, containerDuration: containerDuration))
+            tracks.append(AssetTrack(stream: stream, trackID: trackID, containerDuration: containerDuration, url: url))
         }
         self.url = url
         self.tracks = tracks

@@ -1,3 +1,4 @@
+public import Foundation
 import ReelAV
 public import ReelCore
 
@@ -19,7 +20,7 @@ public struct AssetTrack: Sendable, Hashable, Identifiable {
     public var naturalSize: Size
     /// How the stored picture is to be turned for display, from the display-matrix side
     /// data, normalised so the turned picture starts at the origin. `preferredTransform`.
-    public var preferredTransform: AffineTransform
+    public var preferredTransform: ReelCore.AffineTransform
     /// Frames per second, averaged over the track. `nominalFrameRate`.
     public var nominalFrameRate: Double
     /// The shortest frame duration the timestamps allow (`r_frame_rate`), or invalid.
@@ -43,6 +44,10 @@ public struct AssetTrack: Sendable, Hashable, Identifiable {
     public var channelLayout: ChannelLayout?
     /// Whether the container marks this track as the one to play by default.
     public var isDefault: Bool
+    /// The file the track belongs to. (`AVAssetTrack.asset`, as its URL.)
+    public var assetURL: URL
+    /// The duration of that file, which can run past the track's own end.
+    public var assetDuration: MediaTime
 
     public var id: Int { trackID }
 
@@ -61,7 +66,9 @@ public struct AssetTrack: Sendable, Hashable, Identifiable {
         return Size(width: rect.width, height: rect.height)
     }
 
-    init(stream: StreamInfo, trackID: Int, containerDuration: MediaTime) {
+    init(stream: StreamInfo, trackID: Int, containerDuration: MediaTime, url: URL) {
+        assetURL = url
+        assetDuration = containerDuration
         self.trackID = trackID
         streamIndex = stream.index
         mediaType = stream.mediaType

@@ -302,3 +302,30 @@ extension MediaTime: CustomStringConvertible {
         return "\(value)/\(timescale) = \(seconds)s\(hasBeenRounded ? " (rounded)" : "")"
     }
 }
+
+extension MediaTime {
+    /// `self × numerator ÷ denominator` for two times, exact when the reduced result fits
+    /// (`Int32` timescale), else rounded to the finest of the operands' timescales. This is
+    /// what stretching a range to a new duration needs. Non-numeric operands or a zero
+    /// denominator give invalid.
+    public func scaled(by numerator: MediaTime, over denominator: MediaTime) -> MediaTime {
+        guard isNumeric, numerator.isNumeric, denominator.isNumeric, denominator.value != 0 else { return .invalid }
+        var value = Int128(self.value) * Int128(numerator.value) * Int128(denominator.timescale)
+        var scale = Int128(timescale) * Int128(numerator.timescale) * Int128(denominator.value)
+        if scale < 0 {
+            value = -value
+            scale = -scale
+        }
+        let divisor = greatestCommonDivisor(value, scale)
+        if divisor > 1 {
+            value /= divisor
+            scale /= divisor
+        }
+        if scale <= Int128(Int32.max) {
+            return Self.make(value, timescale: Int32(scale), rounded: hasBeenRounded || numerator.hasBeenRounded)
+        }
+        let target = max(timescale, numerator.timescale, denominator.timescale)
+        let (q, _) = Self.divide(value * Int128(target), by: scale, method: .roundHalfAwayFromZero)
+        return Self.make(q, timescale: target, rounded: true)
+    }
+}

@@ -1,0 +1,64 @@
+public import ReelCore
+
+/// Tracks of media arranged in time, the thing an export renders. `AVMutableComposition`.
+///
+/// Build it with ``addMutableTrack(withMediaType:preferredTrackID:)`` and the tracks'
+/// `insertTimeRange(_:of:in:at:)`; describe how video tracks combine with a
+/// ``VideoComposition``, and audio with an ``AudioMix``.
+public final class MutableComposition: @unchecked Sendable {
+    public private(set) var tracks: [CompositionTrack] = []
+    /// The size pictures are composed at unless a video composition says otherwise. `naturalSize`.
+    public var naturalSize: Size = .zero
+
+    public init() {}
+
+    /// A new empty track; a `preferredTrackID` of 0 (`kCMPersistentTrackID_Invalid`) picks
+    /// the next free ID. Nil when that ID is taken. `addMutableTrack(withMediaType:preferredTrackID:)`.
+    @discardableResult
+    public func addMutableTrack(withMediaType mediaType: MediaType, preferredTrackID: Int = 0) -> CompositionTrack? {
+        let taken = Set(tracks.map(\.trackID))
+        let id: Int
+        if preferredTrackID > 0 {
+            guard !taken.contains(preferredTrackID) else { return nil }
+            id = preferredTrackID
+        } else {
+            id = (taken.max() ?? 0) + 1
+        }
+        let track = CompositionTrack(trackID: id, mediaType: mediaType)
+        tracks.append(track)
+        return track
+    }
+
+    /// Removes a track. `removeTrack(_:)`.
+    public func removeTrack(_ track: CompositionTrack) {
+        tracks.removeAll { $0 === track }
+    }
+
+    /// The tracks of one medium. `tracks(withMediaType:)`.
+    public func tracks(withMediaType mediaType: MediaType) -> [CompositionTrack] {
+        tracks.filter { $0.mediaType == mediaType }
+    }
+
+    public func track(withTrackID trackID: Int) -> CompositionTrack? {
+        tracks.first { $0.trackID == trackID }
+    }
+
+    /// The end of the longest track. `duration`.
+    public var duration: MediaTime {
+        tracks.map(\.timeRange.end).max() ?? .zero
+    }
+
+    /// The size to render at when nothing else says: the set ``naturalSize``, else the
+    /// largest displayed size of the video tracks.
+    var renderSizeGuess: Size {
+        if naturalSize != .zero { return naturalSize }
+        let sizes = tracks(withMediaType: .video).map { track -> Size in
+            let box = Rect(origin: .zero, size: track.naturalSize).applying(track.preferredTransform)
+            return Size(width: box.width, height: box.height)
+        }
+        return sizes.max { $0.width * $0.height < $1.width * $1.height } ?? Size(width: 1280, height: 720)
+    }
+}
+
+/// `kCMPersistentTrackID_Invalid`: ask for the next free track ID.
+public let kCMPersistentTrackID_Invalid = 0

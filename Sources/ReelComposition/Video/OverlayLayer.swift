@@ -1,0 +1,116 @@
+import Foundation
+public import ReelCore
+
+/// A layer drawn over the composed video: a solid colour, a picture or text, with
+/// keyframe animations of its opacity, position, scale and rotation. The counterpart
+/// of the `CALayer` tree given to `AVVideoCompositionCoreAnimationTool`.
+///
+/// Geometry is in render pixels with the origin at the top left and y down, which is
+/// what the seed's `animateLayer.isGeometryFlipped = true` asks Core Animation for:
+/// code that sets `isGeometryFlipped` ports with frames unchanged.
+public final class OverlayLayer: @unchecked Sendable {
+    /// What the layer draws.
+    public enum Content: Sendable {
+        /// Nothing but its sublayers (the seed's `animateLayer`).
+        case none
+        /// A colour, R, G, B from 0 to 1.
+        case color(red: Double, green: Double, blue: Double)
+        /// A picture, stretched to the frame.
+        case image(PixelBuffer)
+        /// Text in a font size (pixels) and colour (`#RRGGBB` or a name).
+        case text(String, fontSize: Int, color: String)
+    }
+
+    public var content: Content
+    /// Position and size in render pixels. `frame`.
+    public var frame: Rect
+    /// 0 to 1. `opacity`.
+    public var opacity: Double
+    public private(set) var sublayers: [OverlayLayer] = []
+    public private(set) var animations: [KeyframeAnimation] = []
+
+    public init(content: Content = .none, frame: Rect, opacity: Double = 1) {
+        self.content = content
+        self.frame = frame
+        self.opacity = opacity
+    }
+
+    /// `addSublayer(_:)`.
+    public func addSublayer(_ layer: OverlayLayer) { sublayers.append(layer) }
+
+    /// `add(_:forKey:)`.
+    public func add(_ animation: KeyframeAnimation) { animations.append(animation) }
+
+    /// The layer's state at composition time `time`, with every animation applied.
+    public func presentation(at time: MediaTime) -> (opacity: Double, position: Point, scale: Double, rotation: Double) {
+        var state = (opacity: opacity, position: Point(x: frame.midX, y: frame.midY), scale: 1.0, rotation: 0.0)
+        for animation in animations {
+            guard let value = animation.value(at: time.seconds) else { continue }
+            switch animation.keyPath {
+            case .opacity: state.opacity = value.x
+            case .position: state.position = Point(x: value.x, y: value.y)
+            case .scale: state.scale = value.x
+            case .rotation: state.rotation = value.x
+            }
+        }
+        return state
+    }
+}
+
+/// Values a layer property takes at fractions of a duration. `CAKeyframeAnimation`.
+public struct KeyframeAnimation: Sendable {
+    /// The animatable properties. `keyPath`.
+    public enum KeyPath: String, Sendable {
+        case opacity
+        /// The layer's centre, in render pixels.
+        case position
+        /// `transform.scale`.
+        case scale
+        /// `transform.rotation.z`, radians clockwise on screen.
+        case rotation
+    }
+
+    public var keyPath: KeyPath
+    /// The values (`x` only for scalars). `values`.
+    public var values: [Point]
+    /// Where each value falls, as fractions 0…1 of the duration; evenly spread when empty. `keyTimes`.
+    public var keyTimes: [Double]
+    /// Seconds on the composition's timeline. `beginTime` (the seed's `AVCoreAnimationBeginTimeAtZero` is 0 here).
+    public var beginTime: Double
+    public var duration: Double
+    /// When false, the last value holds after the end. `isRemovedOnCompletion`.
+    public var isRemovedOnCompletion: Bool
+
+    public init(keyPath: KeyPath, values: [Double], keyTimes: [Double] = [], beginTime: Double, duration: Double,
+                isRemovedOnCompletion: Bool = true) {
+        self.init(keyPath: keyPath, points: values.map { Point(x: $0, y: 0) }, keyTimes: keyTimes, beginTime: beginTime,
+                  duration: duration, isRemovedOnCompletion: isRemovedOnCompletion)
+    }
+
+    public init(keyPath: KeyPath, points: [Point], keyTimes: [Double] = [], beginTime: Double, duration: Double,
+                isRemovedOnCompletion: Bool = true) {
+        self.keyPath = keyPath
+        values = points
+        self.keyTimes = keyTimes
+        self.beginTime = beginTime
+        self.duration = duration
+        self.isRemovedOnCompletion = isRemovedOnCompletion
+    }
+
+    /// The value at composition second `seconds`, or nil when the animation is not in force
+    /// (before it begins, or after it ends when removed on completion).
+    public func value(at seconds: Double) -> Point? {
+        guard !values.isEmpty, duration > 0, seconds >= beginTime else { return nil }
+        let fraction = (seconds - beginTime) / duration
+        if fraction > 1 { return isRemovedOnCompletion ? nil : values[values.count - 1] }
+        let times = keyTimes.count == values.count ? keyTimes
+            : values.indices.map { values.count == 1 ? 0 : Double($0) / Double(values.count - 1) }
+        guard let upper = times.firstIndex(where: { $0 >= fraction }) else { return values[values.count - 1] }
+        if upper == 0 { return values[0] }
+        let lower = upper - 1
+        let span = times[upper] - times[lower]
+        let f = span > 0 ? (fraction - times[lower]) / span : 1
+        let a = values[lower], b = values[upper]
+        return Point(x: a.x + (b.x - a.x) * f, y: a.y + (b.y - a.y) * f)
+    }
+}

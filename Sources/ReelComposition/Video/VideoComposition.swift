@@ -1,0 +1,105 @@
+public import ReelCore
+
+/// How a composition's video tracks become frames: the frame size and rate, and the
+/// instructions that say which tracks show how at each time. `AVMutableVideoComposition`.
+public struct VideoComposition: Sendable {
+    /// The size of every output frame. `renderSize`.
+    public var renderSize: Size
+    /// The time between output frames. `frameDuration`.
+    public var frameDuration: MediaTime
+    /// Instructions in time order, tiling the timeline without gaps or overlaps. `instructions`.
+    public var instructions: [VideoCompositionInstruction]
+    /// Layers drawn over every frame (the sticker of the seed). `animationTool`.
+    public var animationTool: OverlayLayer?
+
+    public init(renderSize: Size, frameDuration: MediaTime, instructions: [VideoCompositionInstruction] = []) {
+        self.renderSize = renderSize
+        self.frameDuration = frameDuration
+        self.instructions = instructions
+    }
+
+    /// The instructions AVFoundation makes for a composition: one per stretch where the
+    /// set of video tracks with media changes, with a layer per track (in track order)
+    /// that shows it with its preferred transform. Where two tracks overlap, the stretch
+    /// gets two layer instructions. `AVMutableVideoComposition(propertiesOf:)`.
+    public init(propertiesOf composition: MutableComposition) {
+        let tracks = composition.tracks(withMediaType: .video)
+        var cuts = Set<MediaTime>([.zero, composition.duration])
+        for track in tracks {
+            for segment in track.segments {
+                cuts.insert(segment.timeMapping.target.start)
+                cuts.insert(segment.timeMapping.target.end)
+            }
+        }
+        let times = cuts.filter { $0 <= composition.duration }.sorted()
+        var instructions: [VideoCompositionInstruction] = []
+        for (start, end) in zip(times, times.dropFirst()) where end > start {
+            let range = MediaTimeRange(start: start, end: end)
+            let showing = tracks.filter { track in
+                track.segments.contains { !$0.isEmpty && $0.timeMapping.target.overlaps(range) }
+            }
+            instructions.append(VideoCompositionInstruction(
+                timeRange: range, layerInstructions: showing.map { VideoCompositionLayerInstruction(assetTrack: $0) }))
+        }
+        let rate = tracks.map(\.nominalFrameRate).first { $0 > 0 } ?? 30
+        self.init(renderSize: composition.renderSizeGuess, frameDuration: Self.frameDuration(forRate: rate),
+                  instructions: instructions)
+    }
+
+    /// 1/25 s for 24.88 fps, 1001/30000 s for 29.97: whole rates where the rate is close to one.
+    static func frameDuration(forRate rate: Double) -> MediaTime {
+        guard rate.isFinite, rate >= 1, rate <= 1000 else { return MediaTime(value: 1, timescale: 30) }
+        let whole = rate.rounded()
+        if abs(rate - whole) < 0.15 { return MediaTime(value: 1, timescale: Int32(whole)) }
+        let ntsc = (rate * 1.001).rounded()
+        if abs(rate - ntsc / 1.001) < 0.01 { return MediaTime(value: 1001, timescale: Int32(ntsc * 1000)) }
+        return MediaTime(seconds: 1 / rate, preferredTimescale: 90000)
+    }
+
+    /// Checks the instructions against `composition`; the error names the bad instruction.
+    /// - Throws: ``ReelError`` `.invalidArgument`: `instructions[3]` overlaps the one before, leaves
+    ///   a gap, comes out of order, names an unknown track, or the render size or frame duration is bad.
+    public func validate(for composition: MutableComposition) throws(ReelError) {
+        guard renderSize.width >= 2, renderSize.height >= 2, renderSize.width <= 8192, renderSize.height <= 8192 else {
+            throw ReelError(.invalidArgument, "renderSize \(Int(renderSize.width))x\(Int(renderSize.height)) is outside 2...8192",
+                            subject: "renderSize")
+        }
+        guard frameDuration.isNumeric, frameDuration > .zero, frameDuration <= MediaTime(value: 1, timescale: 1) else {
+            throw ReelError(.invalidArgument, "frameDuration \(frameDuration) must be a time from 0 to 1 s", subject: "frameDuration")
+        }
+        var expectedStart = MediaTime.zero
+        let ids = Set(composition.tracks(withMediaType: .video).map(\.trackID))
+        for (index, instruction) in instructions.enumerated() {
+            let name = "instructions[\(index)]"
+            let range = instruction.timeRange
+            guard range.isValid, range.duration > .zero else {
+                throw ReelError(.invalidArgument, "its time range \(range) is empty or invalid", subject: name)
+            }
+            if range.start < expectedStart {
+                let problem = index > 0 && range.start < instructions[index - 1].timeRange.start ? "comes before" : "overlaps"
+                throw ReelError(.invalidArgument,
+                                "starts at \(range.start.seconds) s, which \(problem) the instruction before (ends at \(expectedStart.seconds) s)",
+                                subject: name)
+            }
+            if range.start > expectedStart {
+                throw ReelError(.invalidArgument,
+                                "starts at \(range.start.seconds) s, leaving a gap after \(expectedStart.seconds) s", subject: name)
+            }
+            for (layerIndex, layer) in instruction.layerInstructions.enumerated() where !ids.contains(layer.trackID) {
+                throw ReelError(.invalidArgument, "names track \(layer.trackID), which is not a video track of the composition",
+                                subject: "\(name).layerInstructions[\(layerIndex)]")
+            }
+            expectedStart = range.end
+        }
+        if expectedStart < composition.duration, !instructions.isEmpty {
+            throw ReelError(.invalidArgument,
+                            "the instructions end at \(expectedStart.seconds) s but the composition lasts \(composition.duration.seconds) s",
+                            subject: "instructions[\(instructions.count - 1)]")
+        }
+    }
+
+    /// The instruction in force at `time`.
+    public func instruction(at time: MediaTime) -> VideoCompositionInstruction? {
+        instructions.first { $0.timeRange.contains(time) } ?? instructions.last.flatMap { $0.timeRange.end == time ? $0 : nil }
+    }
+}

@@ -1,0 +1,89 @@
+public import ReelCore
+
+/// How one track is drawn during an instruction: its opacity, transform and crop over
+/// time. `AVMutableVideoCompositionLayerInstruction`, as a value.
+public struct VideoCompositionLayerInstruction: Sendable, Equatable {
+    /// The composition track this layer shows. `trackID`.
+    public var trackID: Int
+    /// The transform before any `setTransform` call: the track's preferred transform.
+    public var initialTransform: ReelCore.AffineTransform
+    private(set) var opacityRamps: [Ramp<Double>] = []
+    private(set) var transformRamps: [Ramp<ReelCore.AffineTransform>] = []
+    private(set) var cropRamps: [Ramp<Rect>] = []
+
+    /// A layer for `trackID`, fully opaque, with `transform`. `init(assetTrack:)`.
+    public init(trackID: Int, transform: ReelCore.AffineTransform = .identity) {
+        self.trackID = trackID
+        initialTransform = transform
+    }
+
+    /// A layer for `track`, with its preferred transform.
+    public init(assetTrack track: CompositionTrack) {
+        self.init(trackID: track.trackID, transform: track.preferredTransform)
+    }
+
+    /// From `time` on, opacity is `opacity`. `setOpacity(_:at:)`.
+    public mutating func setOpacity(_ opacity: Double, at time: MediaTime) {
+        insert(Ramp(timeRange: MediaTimeRange(start: time, duration: .zero), start: opacity, end: opacity), into: &opacityRamps)
+    }
+
+    /// Opacity moves linearly over `timeRange`. `setOpacityRamp(fromStartOpacity:toEndOpacity:timeRange:)`.
+    public mutating func setOpacityRamp(fromStartOpacity start: Double, toEndOpacity end: Double,
+                                        timeRange: MediaTimeRange) {
+        insert(Ramp(timeRange: timeRange, start: start, end: end), into: &opacityRamps)
+    }
+
+    /// From `time` on, the transform is `transform`. `setTransform(_:at:)`.
+    public mutating func setTransform(_ transform: ReelCore.AffineTransform, at time: MediaTime) {
+        insert(Ramp(timeRange: MediaTimeRange(start: time, duration: .zero), start: transform, end: transform),
+               into: &transformRamps)
+    }
+
+    /// The transform moves over `timeRange`, each component linearly.
+    /// `setTransformRamp(fromStart:toEnd:timeRange:)`.
+    public mutating func setTransformRamp(fromStart start: ReelCore.AffineTransform, toEnd end: ReelCore.AffineTransform,
+                                          timeRange: MediaTimeRange) {
+        insert(Ramp(timeRange: timeRange, start: start, end: end), into: &transformRamps)
+    }
+
+    /// From `time` on, only `rect` of the source shows. `setCropRectangle(_:at:)`.
+    public mutating func setCropRectangle(_ rect: Rect, at time: MediaTime) {
+        insert(Ramp(timeRange: MediaTimeRange(start: time, duration: .zero), start: rect, end: rect), into: &cropRamps)
+    }
+
+    /// The crop moves over `timeRange`. `setCropRectangleRamp(fromStartCropRectangle:toEndCropRectangle:timeRange:)`.
+    public mutating func setCropRectangleRamp(fromStartCropRectangle start: Rect, toEndCropRectangle end: Rect,
+                                              timeRange: MediaTimeRange) {
+        insert(Ramp(timeRange: timeRange, start: start, end: end), into: &cropRamps)
+    }
+
+    /// Opacity at `time`, 0 to 1.
+    public func opacity(at time: MediaTime) -> Double {
+        value(of: opacityRamps, at: time, initial: 1) { a, b, f in a + (b - a) * f }
+    }
+
+    /// Transform at `time`.
+    public func transform(at time: MediaTime) -> ReelCore.AffineTransform {
+        value(of: transformRamps, at: time, initial: initialTransform) { a, b, f in
+            ReelCore.AffineTransform(a: a.a + (b.a - a.a) * f, b: a.b + (b.b - a.b) * f, c: a.c + (b.c - a.c) * f,
+                                     d: a.d + (b.d - a.d) * f, tx: a.tx + (b.tx - a.tx) * f, ty: a.ty + (b.ty - a.ty) * f)
+        }
+    }
+
+    /// Crop rectangle at `time` in source pixels, or nil for the whole picture.
+    public func cropRectangle(at time: MediaTime) -> Rect? {
+        guard !cropRamps.isEmpty, cropRamps.contains(where: { $0.timeRange.start <= time }) else { return nil }
+        return value(of: cropRamps, at: time, initial: .zero) { a, b, f in
+            Rect(x: a.origin.x + (b.origin.x - a.origin.x) * f, y: a.origin.y + (b.origin.y - a.origin.y) * f,
+                 width: a.size.width + (b.size.width - a.size.width) * f,
+                 height: a.size.height + (b.size.height - a.size.height) * f)
+        }
+    }
+
+    /// Keeps ramps ordered by start; a ramp starting where another does replaces it.
+    private func insert<Value>(_ ramp: Ramp<Value>, into ramps: inout [Ramp<Value>]) {
+        ramps.removeAll { $0.timeRange.start == ramp.timeRange.start }
+        let index = ramps.firstIndex { $0.timeRange.start > ramp.timeRange.start } ?? ramps.count
+        ramps.insert(ramp, at: index)
+    }
+}
