@@ -1,0 +1,118 @@
+import ReelAsset
+import ReelCore
+
+/// Mixes a composition's audio tracks into 48 kHz float audio, block by block in
+/// timeline order: each segment's source is read from its start, placed at its
+/// target time to the sample, scaled by the mix's volume, and summed. Silence fills
+/// gaps and clips without audio.
+final class AudioRenderer {
+    static let sampleRate = 48000
+    let channels: Int
+    private let composition: MutableComposition
+    private let mix: AudioMix?
+    private var readers: [String: SegmentAudio] = [:]
+
+    init(composition: MutableComposition, mix: AudioMix?, channels: Int = 2) {
+        self.composition = composition
+        self.mix = mix
+        self.channels = channels
+    }
+
+    /// The mixed audio for samples `[start, start + count)` of the timeline.
+    func render(startSample start: Int64, count: Int) throws(ReelError) -> AudioBuffer {
+        var mixed = [[Float]](repeating: [Float](repeating: 0, count: count), count: channels)
+        let rate = Int64(Self.sampleRate)
+        let blockStart = MediaTime(value: start, timescale: Int32(rate))
+        let blockEnd = MediaTime(value: start + Int64(count), timescale: Int32(rate))
+        let block = MediaTimeRange(start: blockStart, end: blockEnd)
+        for track in composition.tracks(withMediaType: .audio) {
+            for segment in track.segments where !segment.isEmpty && segment.timeMapping.target.overlaps(block) {
+                let target = segment.timeMapping.target
+                // Sample positions of the overlap, on the timeline and in the segment.
+                let first = max(start, target.start.multiplied(byRatio: rate, divisor: 1).convertScale(1).value)
+                let last = min(start + Int64(count), target.end.multiplied(byRatio: rate, divisor: 1).convertScale(1).value)
+                guard last > first else { continue }
+                let key = "\(track.trackID)/\(segment.timeMapping.target.start)"
+                let source: SegmentAudio
+                if let existing = readers[key] { source = existing } else {
+                    source = try SegmentAudio(segment: segment, channels: channels)
+                    readers[key] = source
+                }
+                let offset = first - target.start.multiplied(byRatio: rate, divisor: 1).convertScale(1).value
+                let samples = try source.samples(from: offset, count: Int(last - first))
+                let startVolume = mix?.volume(ofTrack: track.trackID, at: MediaTime(value: first, timescale: Int32(rate))) ?? 1
+                let endVolume = mix?.volume(ofTrack: track.trackID, at: MediaTime(value: last, timescale: Int32(rate))) ?? 1
+                let n = Int(last - first)
+                for channel in 0..<channels {
+                    let input = samples[min(channel, samples.count - 1)]
+                    for i in 0..<n {
+                        let volume = startVolume + (endVolume - startVolume) * Double(i) / Double(max(n, 1))
+                        mixed[channel][Int(first - start) + i] += input[i] * Float(volume)
+                    }
+                }
+                if target.end <= blockEnd { readers[key] = nil }
+            }
+        }
+        return try AudioBuffer.float(channels: mixed, sampleRate: Self.sampleRate)
+    }
+}
+
+/// One segment's source audio, read in order and handed out by sample position
+/// relative to the segment's start.
+final class SegmentAudio {
+    private let reader: AssetReader?
+    private let output: AssetReaderTrackOutput?
+    private var buffered: [[Float]]
+    private var bufferedStart: Int64 = 0
+    private let start: MediaTime
+    private var primed = false
+    private let channels: Int
+
+    init(segment: CompositionTrackSegment, channels: Int) throws(ReelError) {
+        self.channels = channels
+        buffered = Array(repeating: [], count: channels)
+        start = segment.timeMapping.source.start
+        guard let url = segment.sourceURL else {
+            reader = nil
+            output = nil
+            return
+        }
+        let asset = try Asset(url: url)
+        guard let track = asset.track(withTrackID: segment.sourceTrackID) else {
+            throw ReelError(.invalidArgument, "has no track \(segment.sourceTrackID)", subject: url.path)
+        }
+        let reader = try AssetReader(asset: asset)
+        reader.timeRange = MediaTimeRange(start: start, duration: .positiveInfinity)
+        let output = AssetReaderTrackOutput(track: track, audioSettings: AudioOutputSettings(
+            sampleFormat: .floatPlanar, sampleRate: AudioRenderer.sampleRate, channelCount: channels))
+        try reader.add(output)
+        try reader.startReading()
+        self.reader = reader
+        self.output = output
+    }
+
+    /// `count` samples per channel from position `offset` (samples after the segment's start).
+    func samples(from offset: Int64, count: Int) throws(ReelError) -> [[Float]] {
+        while bufferedStart + Int64(buffered[0].count) < offset + Int64(count) {
+            guard let output, let sample = try output.copyNextSampleBuffer(), let audio = sample.audioBuffer else { break }
+            if !primed {
+                // Silence before the source's first sample, if it starts late.
+                let lead = (sample.presentationTime - start).multiplied(byRatio: Int64(AudioRenderer.sampleRate), divisor: 1)
+                    .convertScale(1).value
+                if lead > 0 { for c in 0..<channels { buffered[c] += [Float](repeating: 0, count: Int(lead)) } }
+                primed = true
+            }
+            for c in 0..<channels { buffered[c] += audio.floatSamples(channel: min(c, audio.format.channelCount - 1)) }
+        }
+        // Drop what lies before `offset`, then hand out `count` samples (zero-padded at the end).
+        let drop = Int(max(0, min(offset - bufferedStart, Int64(buffered[0].count))))
+        if drop > 0 {
+            for c in 0..<channels { buffered[c].removeFirst(drop) }
+            bufferedStart += Int64(drop)
+        }
+        return (0..<channels).map { c in
+            let available = Array(buffered[c].prefix(count))
+            return available + [Float](repeating: 0, count: count - available.count)
+        }
+    }
+}

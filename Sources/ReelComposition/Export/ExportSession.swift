@@ -1,0 +1,164 @@
+public import Foundation
+public import ReelAsset
+public import ReelCore
+
+/// Renders a composition to a file with a preset. `AVAssetExportSession`.
+///
+/// Frames are rendered at the preset's size directly (sources are decoded already
+/// scaled), audio is mixed at 48 kHz, and the writer's rules hold: the file appears
+/// only when complete.
+public final class ExportSession: @unchecked Sendable {
+    /// `AVAssetExportSession.Status`.
+    public enum Status: Sendable, Equatable {
+        case waiting, exporting, completed, failed, cancelled
+    }
+
+    public let composition: MutableComposition
+    public let preset: ExportPreset
+    public var outputURL: URL?
+    public var outputFileType: FileType = .mp4
+    /// How tracks combine; nil uses `VideoComposition(propertiesOf:)`. `videoComposition`.
+    public var videoComposition: VideoComposition?
+    public var audioMix: AudioMix?
+    /// The part of the composition to export; the whole by default. `timeRange`.
+    public var timeRange = MediaTimeRange(start: .zero, duration: .positiveInfinity)
+    public var metadata = AssetMetadata()
+    public var shouldOptimizeForNetworkUse = true
+    /// Stop the export at about this many bytes (0: no limit). `fileLengthLimit`.
+    public var fileLengthLimit: Int64 = 0
+
+    private let lock = NSLock()
+    private var _status: Status = .waiting
+    private var _progress: Double = 0
+    private var _error: ReelError?
+    private var cancelled = false
+
+    /// 0 to 1 while exporting. `progress`.
+    public var progress: Double { lock.withLock { _progress } }
+    public var status: Status { lock.withLock { _status } }
+    public var error: ReelError? { lock.withLock { _error } }
+
+    public init(composition: MutableComposition, preset: ExportPreset) {
+        self.composition = composition
+        self.preset = preset
+    }
+
+    /// Stops the export; the output is not written. `cancelExport()`.
+    public func cancelExport() {
+        lock.withLock { cancelled = true }
+    }
+
+    /// The output size this export will have.
+    public var outputSize: (width: Int, height: Int) {
+        preset.outputSize(for: (videoComposition ?? VideoComposition(propertiesOf: composition)).renderSize)
+    }
+
+    /// Renders and writes the file. `export()`.
+    /// - Throws: ``ReelError``: a missing output URL, an invalid video composition (the error
+    ///   names the instruction), a source that cannot be read, or a write failure.
+    public func export(progressHandler: (@Sendable (Double) -> Void)? = nil) async throws(ReelError) {
+        let result: Result<Void, ReelError> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [self] in
+                do throws(ReelError) {
+                    try exportSynchronously(progressHandler: progressHandler)
+                    continuation.resume(returning: .success(()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        try result.get()
+    }
+
+    /// ``export(progressHandler:)`` on the calling thread.
+    public func exportSynchronously(progressHandler: (@Sendable (Double) -> Void)? = nil) throws(ReelError) {
+        do throws(ReelError) {
+            lock.withLock { _status = .exporting }
+            try run(progressHandler: progressHandler)
+            lock.withLock {
+                _status = .completed
+                _progress = 1
+            }
+        } catch {
+            lock.withLock {
+                _status = cancelled ? .cancelled : .failed
+                _error = error
+            }
+            throw error
+        }
+    }
+
+    private func run(progressHandler: (@Sendable (Double) -> Void)?) throws(ReelError) {
+        guard let outputURL else { throw ReelError(.invalidArgument, "set outputURL before exporting", subject: "outputURL") }
+        guard preset != .passthrough else {
+            throw ReelError(.unsupported, "the passthrough preset is not built yet; use a sized preset", subject: preset.rawValue)
+        }
+        let video = videoComposition ?? VideoComposition(propertiesOf: composition)
+        try video.validate(for: composition)
+        let range = timeRange.intersection(MediaTimeRange(start: .zero, duration: composition.duration))
+        guard range.duration > .zero else {
+            throw ReelError(.invalidArgument, "the composition is empty over the time range", subject: "timeRange")
+        }
+        let (width, height) = preset.outputSize(for: video.renderSize)
+        let writer = try AssetWriter(outputURL: outputURL, fileType: outputFileType)
+        writer.shouldOptimizeForNetworkUse = shouldOptimizeForNetworkUse
+        writer.metadata = metadata
+        let rate = 1 / video.frameDuration.seconds
+        let videoInput = AssetWriterInput(mediaType: .video, outputSettings: VideoSettings(
+            codec: preset.codec, width: width, height: height, quality: preset.quality, expectedFrameRate: rate))
+        try writer.add(videoInput)
+        let hasAudio = !composition.tracks(withMediaType: .audio).allSatisfy { $0.segments.allSatisfy(\.isEmpty) }
+        let audioInput = hasAudio ? AssetWriterInput(mediaType: .audio, outputSettings: AudioSettings(
+            codec: outputFileType == .webm ? .opus : .aac, sampleRate: AudioRenderer.sampleRate, channelCount: 2)) : nil
+        if let audioInput { try writer.add(audioInput) }
+
+        let renderer = try VideoRenderer(composition: composition, videoComposition: video, outputWidth: width,
+                                         outputHeight: height)
+        defer { renderer.close() }
+        let audio = AudioRenderer(composition: composition, mix: audioMix)
+        try writer.startWriting()
+        writer.startSession(atSourceTime: .zero)
+        let block = 1024
+        let rateSamples = Int64(AudioRenderer.sampleRate)
+        let firstSample = range.start.multiplied(byRatio: rateSamples, divisor: 1).convertScale(1).value
+        let lastSample = range.end.multiplied(byRatio: rateSamples, divisor: 1).convertScale(1).value
+        var nextSample = firstSample
+        var frameIndex: Int64 = 0
+        do throws(ReelError) {
+            while true {
+                if lock.withLock({ cancelled }) {
+                    throw ReelError(.cancelled, "the export was cancelled", subject: outputURL.path)
+                }
+                let time = range.start + video.frameDuration * frameIndex
+                guard time < range.end else { break }
+                let picture = try renderer.frame(at: time)
+                try videoInput.append(SampleBuffer(pixelBuffer: picture, presentationTime: time - range.start,
+                                                   duration: video.frameDuration))
+                frameIndex += 1
+                // Audio up to the next frame's time, so the writer interleaves.
+                let until = min(lastSample, (time + video.frameDuration).multiplied(byRatio: rateSamples, divisor: 1)
+                    .convertScale(1).value)
+                while let audioInput, nextSample < until {
+                    let count = Int(min(Int64(block), lastSample - nextSample))
+                    let mixed = try audio.render(startSample: nextSample, count: count)
+                    try audioInput.append(SampleBuffer(audioBuffer: mixed, presentationTime: MediaTime(
+                        value: nextSample - firstSample, timescale: Int32(rateSamples))))
+                    nextSample += Int64(count)
+                }
+                let fraction = (time - range.start).seconds / range.duration.seconds
+                lock.withLock { _progress = fraction }
+                progressHandler?(fraction)
+                if fileLengthLimit > 0, let partial = writer.inProgressURL,
+                   let size = try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int64,
+                   size >= fileLengthLimit {
+                    writer.endSession(atSourceTime: time + video.frameDuration - range.start)
+                    break
+                }
+            }
+            try writer.finishSynchronously()
+        } catch {
+            writer.cancelWriting()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import ReelCore
+
+/// Draws layers into a yuv420p frame: fills, straight copies for whole-pixel moves,
+/// and bilinear sampling through the inverse transform for everything else, each
+/// blended by opacity. Plane by plane, two cores at a time.
+enum Compositor {
+    /// Black in video range.
+    static func clear(_ frame: PixelBuffer, red: Double = 0, green: Double = 0, blue: Double = 0) {
+        let (y, cb, cr) = yuv(red: red, green: green, blue: blue)
+        frame.fill(planeValues: [y, cb, cr])
+    }
+
+    /// BT.709 video-range YCbCr of an RGB colour given from 0 to 1.
+    static func yuv(red: Double, green: Double, blue: Double) -> (UInt8, UInt8, UInt8) {
+        let luma = 0.2126 * red + 0.7152 * green + 0.0722 * blue
+        let y = 16 + 219 * luma, cb = 128 + 224 * (blue - luma) / 1.8556, cr = 128 + 224 * (red - luma) / 1.5748
+        func byte(_ v: Double) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
+        return (byte(y), byte(cb), byte(cr))
+    }
+
+    /// Draws `source` into `target` through `transform` (source pixels → target pixels)
+    /// at `opacity`, optionally only the `crop` part of the source.
+    static func draw(_ source: PixelBuffer, into target: PixelBuffer, transform: ReelCore.AffineTransform,
+                     opacity: Double, crop: Rect? = nil) {
+        guard opacity > 0.001, let inverse = transform.inverted() else { return }
+        let alpha = Int32((min(opacity, 1) * 256).rounded())
+        let clip = crop ?? Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))
+        let translation = transform.isTranslationOnly && transform.tx == transform.tx.rounded()
+            && transform.ty == transform.ty.rounded() && crop == nil
+        for plane in 0..<3 {
+            let scale = plane == 0 ? 1.0 : 0.5
+            let sourcePlane = source.planes[plane], targetPlane = target.planes[plane]
+            if translation, transform.tx.truncatingRemainder(dividingBy: 2) == 0,
+               transform.ty.truncatingRemainder(dividingBy: 2) == 0 {
+                copyShifted(source, target, plane: plane, dx: Int(transform.tx * scale), dy: Int(transform.ty * scale),
+                            alpha: alpha)
+                continue
+            }
+            // Plane coordinates: chroma samples sit at twice the distance.
+            let a = inverse.a, b = inverse.b, c = inverse.c, d = inverse.d
+            let tx = inverse.tx * scale, ty = inverse.ty * scale
+            let limitX = min(Double(sourcePlane.width), clip.maxX * scale), limitY = min(Double(sourcePlane.height), clip.maxY * scale)
+            let lowX = max(0, clip.minX * scale), lowY = max(0, clip.minY * scale)
+            // The target rows and columns the transformed source can reach.
+            let box = Rect(x: lowX, y: lowY, width: limitX - lowX, height: limitY - lowY)
+                .applying(ReelCore.AffineTransform(a: transform.a, b: transform.b, c: transform.c, d: transform.d,
+                                                   tx: transform.tx * scale, ty: transform.ty * scale))
+            let rowStart = max(0, Int(box.minY.rounded(.down))), rowEnd = min(targetPlane.height, Int(box.maxY.rounded(.up)) + 1)
+            let columnStart = max(0, Int(box.minX.rounded(.down))), columnEnd = min(targetPlane.width, Int(box.maxX.rounded(.up)) + 1)
+            guard rowEnd > rowStart, columnEnd > columnStart else { continue }
+            source.withPlane(plane) { input, inStride in
+                target.withMutablePlane(plane) { output, outStride in
+                    let maxX = Int(sourcePlane.width) - 1, maxY = Int(sourcePlane.height) - 1
+                    for row in rowStart..<rowEnd {
+                        let out = output + row * outStride
+                        let py = Double(row) + 0.5
+                        for column in columnStart..<columnEnd {
+                            let px = Double(column) + 0.5
+                            let sx = a * px + c * py + tx - 0.5, sy = b * px + d * py + ty - 0.5
+                            guard sx >= lowX - 0.5, sy >= lowY - 0.5, sx <= limitX - 0.5, sy <= limitY - 0.5 else { continue }
+                            let x0 = min(max(Int(sx.rounded(.down)), 0), maxX), y0 = min(max(Int(sy.rounded(.down)), 0), maxY)
+                            let x1 = min(x0 + 1, maxX), y1 = min(y0 + 1, maxY)
+                            let fx = Int32(((sx - Double(x0)) * 256).rounded()), fy = Int32(((sy - Double(y0)) * 256).rounded())
+                            let clampedFx = min(max(fx, 0), 256), clampedFy = min(max(fy, 0), 256)
+                            let p00 = Int32(input.load(fromByteOffset: y0 * inStride + x0, as: UInt8.self))
+                            let p10 = Int32(input.load(fromByteOffset: y0 * inStride + x1, as: UInt8.self))
+                            let p01 = Int32(input.load(fromByteOffset: y1 * inStride + x0, as: UInt8.self))
+                            let p11 = Int32(input.load(fromByteOffset: y1 * inStride + x1, as: UInt8.self))
+                            let top = p00 * 256 + (p10 - p00) * clampedFx, bottom = p01 * 256 + (p11 - p01) * clampedFx
+                            let value = (top * 256 + (bottom - top) * clampedFy + 32_768) >> 16
+                            blend(out, column, value, alpha)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func blend(_ row: UnsafeMutableRawPointer, _ column: Int, _ value: Int32, _ alpha: Int32) {
+        if alpha >= 256 {
+            row.storeBytes(of: UInt8(min(max(value, 0), 255)), toByteOffset: column, as: UInt8.self)
+        } else {
+            let old = Int32(row.load(fromByteOffset: column, as: UInt8.self))
+            let mixed = (value * alpha + old * (256 - alpha) + 128) >> 8
+            row.storeBytes(of: UInt8(min(max(mixed, 0), 255)), toByteOffset: column, as: UInt8.self)
+        }
+    }
+
+    /// Whole-pixel moves: rows copied (or blended) with an offset, exact.
+    private static func copyShifted(_ source: PixelBuffer, _ target: PixelBuffer, plane: Int, dx: Int, dy: Int, alpha: Int32) {
+        let sourcePlane = source.planes[plane], targetPlane = target.planes[plane]
+        let columnStart = max(0, dx), columnEnd = min(targetPlane.width, sourcePlane.width + dx)
+        let rowStart = max(0, dy), rowEnd = min(targetPlane.height, sourcePlane.height + dy)
+        guard columnEnd > columnStart, rowEnd > rowStart else { return }
+        source.withPlane(plane) { input, inStride in
+            target.withMutablePlane(plane) { output, outStride in
+                for row in rowStart..<rowEnd {
+                    let from = input + (row - dy) * inStride + (columnStart - dx)
+                    let to = output + row * outStride + columnStart
+                    if alpha >= 256 {
+                        to.copyMemory(from: from, byteCount: columnEnd - columnStart)
+                    } else {
+                        for x in 0..<(columnEnd - columnStart) {
+                            blend(to, x, Int32(from.load(fromByteOffset: x, as: UInt8.self)), alpha)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fills `rect` (render pixels) with a colour at `opacity`.
+    static func fill(_ rect: Rect, in target: PixelBuffer, color: (UInt8, UInt8, UInt8), opacity: Double) {
+        guard opacity > 0.001 else { return }
+        let alpha = Int32((min(opacity, 1) * 256).rounded())
+        let values = [color.0, color.1, color.2]
+        for plane in 0..<3 {
+            let scale = plane == 0 ? 1.0 : 0.5
+            let p = target.planes[plane]
+            let x0 = max(0, Int((rect.minX * scale).rounded())), x1 = min(p.width, Int((rect.maxX * scale).rounded()))
+            let y0 = max(0, Int((rect.minY * scale).rounded())), y1 = min(p.height, Int((rect.maxY * scale).rounded()))
+            guard x1 > x0, y1 > y0 else { continue }
+            target.withMutablePlane(plane) { output, stride in
+                for row in y0..<y1 {
+                    for column in x0..<x1 { blend(output + row * stride, column, Int32(values[plane]), alpha) }
+                }
+            }
+        }
+    }
+
+    /// Lays an RGBA picture over the frame at `origin`, by its alpha times `opacity`.
+    static func drawRGBA(_ picture: PixelBuffer, into target: PixelBuffer, origin: Point, opacity: Double) {
+        let ox = Int(origin.x.rounded()), oy = Int(origin.y.rounded())
+        picture.withPlane(0) { input, inStride in
+            for y in 0..<picture.height {
+                for x in 0..<picture.width {
+                    let p = input + y * inStride + 4 * x
+                    let a = Double(p.load(fromByteOffset: 3, as: UInt8.self)) / 255 * opacity
+                    guard a > 0.004 else { continue }
+                    let (ly, cb, cr) = yuv(red: Double(p.load(as: UInt8.self)) / 255,
+                                           green: Double(p.load(fromByteOffset: 1, as: UInt8.self)) / 255,
+                                           blue: Double(p.load(fromByteOffset: 2, as: UInt8.self)) / 255)
+                    let tx = ox + x, ty = oy + y
+                    guard tx >= 0, ty >= 0, tx < target.width, ty < target.height else { continue }
+                    let alpha = Int32((a * 256).rounded())
+                    target.withMutablePlane(0) { blend($0 + ty * $1, tx, Int32(ly), alpha) }
+                    if tx % 2 == 0, ty % 2 == 0 {
+                        target.withMutablePlane(1) { blend($0 + (ty / 2) * $1, tx / 2, Int32(cb), alpha) }
+                        target.withMutablePlane(2) { blend($0 + (ty / 2) * $1, tx / 2, Int32(cr), alpha) }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import ReelAsset
+import ReelCore
+
+/// Renders a composition's frames, in time order, at an output size: each visible
+/// track's source is decoded already scaled toward the size it is drawn at, then the
+/// layers are composed back to front with their ramps, and the overlays on top.
+final class VideoRenderer {
+    let composition: MutableComposition
+    let videoComposition: VideoComposition
+    let outputWidth: Int
+    let outputHeight: Int
+    /// Render-size pixels to output pixels.
+    let outputScale: (x: Double, y: Double)
+    private let pool: PixelBufferPool
+    private var sources: [Int: (index: Int, source: TrackFrameSource)] = [:] // by track ID
+    private var textCache: [ObjectIdentifier: PixelBuffer] = [:]
+
+    init(composition: MutableComposition, videoComposition: VideoComposition, outputWidth: Int,
+         outputHeight: Int) throws(ReelError) {
+        self.composition = composition
+        self.videoComposition = videoComposition
+        self.outputWidth = outputWidth
+        self.outputHeight = outputHeight
+        outputScale = (Double(outputWidth) / videoComposition.renderSize.width,
+                       Double(outputHeight) / videoComposition.renderSize.height)
+        pool = try PixelBufferPool(width: outputWidth, height: outputHeight, pixelFormat: .yuv420p, maximumFreeBuffers: 8)
+    }
+
+    /// The frame at composition time `time`.
+    func frame(at time: MediaTime) throws(ReelError) -> PixelBuffer {
+        let frame = pool.makePixelBuffer()
+        let instruction = videoComposition.instruction(at: time)
+        let background = instruction?.backgroundColor ?? (red: 0, green: 0, blue: 0)
+        Compositor.clear(frame, red: background.red, green: background.green, blue: background.blue)
+        if let instruction {
+            let toOutput = ReelCore.AffineTransform(scaleX: outputScale.x, y: outputScale.y)
+            for layer in instruction.layerInstructions.reversed() {
+                guard let track = composition.track(withTrackID: layer.trackID),
+                      let index = track.segments.firstIndex(where: { $0.timeMapping.target.contains(time) }),
+                      !track.segments[index].isEmpty else { continue }
+                let segment = track.segments[index]
+                let transform = layer.transform(at: time).concatenating(toOutput)
+                let source = try source(for: track, segmentIndex: index, segment: segment, transform: transform)
+                let sourceTime = segment.timeMapping.sourceTime(at: time)
+                guard let picture = try source.source.frame(at: sourceTime) else { continue }
+                // The decoded picture is already scaled; fold that scale out of the transform.
+                let natural = track.naturalSize
+                let decodeScale = ReelCore.AffineTransform(scaleX: natural.width / Double(picture.width),
+                                                           y: natural.height / Double(picture.height))
+                let crop = layer.cropRectangle(at: time).map { rect in
+                    Rect(x: rect.minX * Double(picture.width) / natural.width,
+                         y: rect.minY * Double(picture.height) / natural.height,
+                         width: rect.width * Double(picture.width) / natural.width,
+                         height: rect.height * Double(picture.height) / natural.height)
+                }
+                Compositor.draw(picture, into: frame, transform: decodeScale.concatenating(transform),
+                                opacity: layer.opacity(at: time), crop: crop)
+            }
+            if instruction.enablePostProcessing, let root = videoComposition.animationTool {
+                try drawOverlay(root, into: frame, at: time, parentOpacity: 1)
+            }
+        }
+        return frame
+    }
+
+    private func source(for track: CompositionTrack, segmentIndex: Int, segment: CompositionTrackSegment,
+                        transform: ReelCore.AffineTransform) throws(ReelError) -> (index: Int, source: TrackFrameSource) {
+        if let cached = sources[track.trackID], cached.index == segmentIndex { return cached }
+        sources[track.trackID]?.source.close()
+        // Decode at the size the layer is drawn at (never larger than the source).
+        let natural = track.naturalSize
+        let k = min(1, max(abs(transform.determinant).squareRoot(), 1.0 / 16))
+        let width = max(2, Int((natural.width * k / 2).rounded()) * 2)
+        let height = max(2, Int((natural.height * k / 2).rounded()) * 2)
+        let size = k > 0.99 ? (Int(natural.width) & ~1, Int(natural.height) & ~1) : (width, height)
+        let entry = (segmentIndex, try TrackFrameSource(segment: segment, decodeSize: size))
+        sources[track.trackID] = entry
+        return entry
+    }
+
+    private func drawOverlay(_ layer: OverlayLayer, into frame: PixelBuffer, at time: MediaTime,
+                             parentOpacity: Double) throws(ReelError) {
+        let state = layer.presentation(at: time)
+        let opacity = state.opacity * parentOpacity
+        let width = layer.frame.width * state.scale * outputScale.x, height = layer.frame.height * state.scale * outputScale.y
+        let origin = Point(x: state.position.x * outputScale.x - width / 2, y: state.position.y * outputScale.y - height / 2)
+        switch layer.content {
+        case .none:
+            break
+        case .color(let red, let green, let blue):
+            Compositor.fill(Rect(origin: origin, size: Size(width: width, height: height)), in: frame,
+                            color: Compositor.yuv(red: red, green: green, blue: blue), opacity: opacity)
+        case .image(let picture):
+            let key = ObjectIdentifier(layer)
+            let scaled: PixelBuffer
+            if let cached = textCache[key] { scaled = cached } else {
+                scaled = try PixelScaler.converted(picture, to: .rgba, width: max(1, Int(width.rounded())),
+                                                   height: max(1, Int(height.rounded())))
+            }
+            textCache[key] = scaled
+            Compositor.drawRGBA(scaled, into: frame, origin: origin, opacity: opacity)
+        case .text(let text, let fontSize, let color):
+            let key = ObjectIdentifier(layer)
+            let rendered: PixelBuffer
+            if let cached = textCache[key] { rendered = cached } else {
+                rendered = try TextImage.render(text, width: max(1, Int(width.rounded())), height: max(1, Int(height.rounded())),
+                                                fontSize: max(1, Int((Double(fontSize) * outputScale.y).rounded())), color: color)
+            }
+            textCache[key] = rendered
+            Compositor.drawRGBA(rendered, into: frame, origin: origin, opacity: opacity)
+        }
+        for sublayer in layer.sublayers {
+            try drawOverlay(sublayer, into: frame, at: time, parentOpacity: opacity)
+        }
+    }
+
+    func close() {
+        for (_, entry) in sources { entry.source.close() }
+        sources.removeAll()
+    }
+}
