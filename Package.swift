@@ -37,7 +37,8 @@ let package = Package(
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict),
 
         // Apps.
-        .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters"], swiftSettings: strict),
+        .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition"],
+                swiftSettings: strict),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"], swiftSettings: strict),
 
         // Tests: helpers shared by the suites, then one suite per module.

@@ -1,0 +1,184 @@
+import Foundation
+import ReelAsset
+import ReelComposition
+import ReelCore
+
+/// What `merge`, `export` and `demo` share: a preset option and a progress-reporting export.
+enum CompositionExport {
+    static func preset(_ arguments: ParsedArguments, command: String, default fallback: ExportPreset) throws(UsageError) -> ExportPreset {
+        guard let name = arguments.value("preset") else { return fallback }
+        guard let preset = ExportPreset.allCases.first(where: { $0.rawValue == name }) else {
+            throw UsageError("--preset is one of \(ExportPreset.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'",
+                             command: command)
+        }
+        return preset
+    }
+
+    static func outputURL(_ arguments: ParsedArguments, command: String) throws(UsageError) -> (URL, FileType) {
+        guard let path = arguments.value("output") else { throw UsageError("'\(command)' needs -o OUT", command: command) }
+        let url = URL(fileURLWithPath: path)
+        guard let type = FileType(pathExtension: url.pathExtension), [.mp4, .mov, .m4v].contains(type) else {
+            throw UsageError("-o must end in .mp4, .mov or .m4v, not '\(path)'", command: command)
+        }
+        return (url, type)
+    }
+
+    static func run(_ session: ExportSession, console: Console, json: Bool, label: String) async throws(ReelError) {
+        let progress = ProgressReporter(console: console, json: json, total: max(session.composition.duration.seconds, 0.001),
+                                        label: label)
+        let box = ProgressBox(progress)
+        let total = session.composition.duration.seconds
+        try await session.export { fraction in box.update(fraction * total) }
+        progress.finish()
+    }
+}
+
+/// Hands progress from the export thread to the reporter.
+final class ProgressBox: @unchecked Sendable {
+    private let reporter: ProgressReporter
+    private let lock = NSLock()
+    init(_ reporter: ProgressReporter) { self.reporter = reporter }
+    func update(_ seconds: Double) { lock.withLock { reporter.update(seconds) } }
+}
+
+/// `reel merge A B C… -o OUT`: clips one after another, with transitions.
+struct MergeCommand: Command {
+    let spec = CommandSpec(
+        name: "merge",
+        abstract: "Join clips one after another, with transitions, into one file.",
+        usage: "CLIP... -o OUT [--transition dissolve:2|push:1|none] [--preset NAME] [--size WxH]",
+        positionals: 1...Int.max, positionalsUnbounded: true,
+        options: [
+            .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
+            .value("transition", short: "t", "KIND:S", help: "dissolve:S, push[-left|-right|-up|-down]:S or none (default)."),
+            .value("preset", "NAME", help: "640x480, 960x540, 1280x720 (default), 1920x1080, 3840x2160, low, medium, highest, hevc-…"),
+            .value("size", "WxH", help: "The render size (default: the first clip's); clips are fitted and centred."),
+            .flag("json", help: "Print progress as JSON lines on stdout."),
+        ],
+        discussion: """
+        Sound follows its picture: where clips overlap for a transition, their audio crossfades.
+        Clips of mixed orientation are each fitted inside the frame and centred.
+
+        Example:
+          reel merge a.mp4 b.mov c.mp4 --transition dissolve:1 -o merged.mp4
+        """)
+
+    func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+        let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
+        let preset = try CompositionExport.preset(arguments, command: spec.name, default: .preset1280x720)
+        let transition: Transition
+        if let text = arguments.value("transition") {
+            guard let parsed = Transition(spec: text) else {
+                throw UsageError("--transition is dissolve:S, push:S (push-up, push-down, push-right) or none, not '\(text)'",
+                                 command: spec.name)
+            }
+            transition = parsed
+        } else {
+            transition = .none
+        }
+        let size = try arguments.size("size").map { Size(width: $0.width, height: $0.height) }
+        var assets: [Asset] = []
+        for path in arguments.positionals {
+            if URL(fileURLWithPath: path).standardizedFileURL == url.standardizedFileURL {
+                throw ReelError(.invalidArgument, "the output would overwrite an input", subject: path)
+            }
+            assets.append(try Asset(path: path))
+        }
+        let sequence = try ClipSequence(assets: assets, transitions: [transition], renderSize: size)
+        let session = ExportSession(composition: sequence.composition, preset: preset)
+        session.outputURL = url
+        session.outputFileType = type
+        session.videoComposition = sequence.videoComposition
+        session.audioMix = sequence.audioMix
+        try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "merge")
+        return 0
+    }
+}
+
+/// `reel export IN --preset NAME -o OUT`: one file through an export preset.
+struct ExportCommand: Command {
+    let spec = CommandSpec(
+        name: "export",
+        abstract: "Export a file with an AVFoundation-style preset (640x480, 1280x720, highest…).",
+        usage: "IN --preset NAME -o OUT",
+        positionals: 1...1,
+        options: [
+            .value("preset", "NAME", help: "640x480, 960x540, 1280x720, 1920x1080, 3840x2160, low, medium, highest, hevc-…"),
+            .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
+            .flag("json", help: "Print progress as JSON lines on stdout."),
+        ],
+        discussion: "Sized presets fit the picture inside their box, keep its aspect, never scale up, and use even sizes.")
+
+    func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+        let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
+        let preset = try CompositionExport.preset(arguments, command: spec.name, default: .highestQuality)
+        let input = arguments.positionals[0]
+        if URL(fileURLWithPath: input).standardizedFileURL == url.standardizedFileURL {
+            throw ReelError(.invalidArgument, "the output would overwrite the input", subject: input)
+        }
+        let sequence = try ClipSequence(assets: [try Asset(path: input)])
+        let session = ExportSession(composition: sequence.composition, preset: preset)
+        session.outputURL = url
+        session.outputFileType = type
+        session.videoComposition = sequence.videoComposition
+        session.audioMix = sequence.audioMix
+        try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "export")
+        return 0
+    }
+}
+
+/// `reel demo`: the seed app's composition.
+struct DemoCommand: Command {
+    let spec = CommandSpec(
+        name: "demo",
+        abstract: "The seed composition: five clips, dissolve and push transitions, a sticker, 640x480 export.",
+        usage: "[--clips DIR] [-o OUT.mp4]",
+        positionals: 0...0,
+        options: [
+            .value("clips", "DIR", help: "Where the clips are (default ../shared/media/seed-clips, else clips Reel makes)."),
+            .value("output", short: "o", "OUT", help: "The file to write (default reel-demo.mp4)."),
+            .flag("json", help: "Print progress as JSON lines on stdout."),
+        ])
+
+    func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+        let output = URL(fileURLWithPath: arguments.value("output") ?? "reel-demo.mp4")
+        var clips: [URL]
+        let folder = arguments.value("clips") ?? "../shared/media/seed-clips"
+        let found = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { $0.lowercased().hasSuffix(".mp4") }.sorted()
+        if !found.isEmpty {
+            clips = found.prefix(5).map { URL(fileURLWithPath: folder).appendingPathComponent($0) }
+        } else {
+            if arguments.value("clips") != nil {
+                throw ReelError(.fileNotFound, "holds no .mp4 clips", subject: folder)
+            }
+            let work = FileManager.default.temporaryDirectory.appendingPathComponent("reel-demo-clips")
+            try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            console.printError("(\(folder) is absent: making five clips in \(work.path))")
+            clips = try SyntheticClips.make(count: 5, seconds: 5, in: work)
+        }
+        let assets = try clips.map { (url) throws(ReelError) in try Asset(url: url) }
+        let two = MediaTime(value: 2, timescale: 1)
+        let sequence = try ClipSequence(assets: assets, transitions: [.dissolve(duration: two), .push(duration: two, direction: .left)])
+        var video = sequence.videoComposition
+        // The sticker: 40x40 yellow, opacity 0, 1, 1, 0 at 0, 1/4, 3/4, 1 of 5 s from 3 s.
+        let root = OverlayLayer(frame: Rect(origin: .zero, size: video.renderSize))
+        let sticker = OverlayLayer(content: .color(red: 1, green: 1, blue: 0), frame: Rect(x: 0, y: 0, width: 40, height: 40),
+                                   opacity: 0)
+        sticker.add(KeyframeAnimation(keyPath: .opacity, values: [0, 1, 1, 0], keyTimes: [0, 0.25, 0.75, 1], beginTime: 3,
+                                      duration: 5, isRemovedOnCompletion: false))
+        root.addSublayer(sticker)
+        video.animationTool = root
+        let session = ExportSession(composition: sequence.composition, preset: .preset640x480)
+        session.outputURL = output
+        session.videoComposition = video
+        session.audioMix = sequence.audioMix
+        try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "demo")
+        let sheetURL = output.deletingPathExtension().appendingPathExtension("sheet.png")
+        let written = try Asset(url: output)
+        try ImageFile.write(try ContactSheet(columns: 6, rows: 3, thumbnailWidth: 200).render(written), to: sheetURL)
+        console.print("demo: \(output.path) (\(Format.seconds(written.duration)), \(session.outputSize.width)x\(session.outputSize.height))")
+        console.print("contact sheet: \(sheetURL.path)")
+        return 0
+    }
+}

@@ -1,0 +1,138 @@
+public import ReelAsset
+public import ReelCore
+
+/// Clips one after another, with transitions where they overlap: the composition the
+/// seed builds by hand, done once. Video alternates between two tracks so that
+/// neighbours can overlap; audio does too, and crossfades over the same windows, so
+/// sound stays with its picture. Each clip is fitted, by its own orientation, inside
+/// the render size and centred (black bars where the aspect differs).
+public struct ClipSequence: Sendable {
+    public let composition: MutableComposition
+    public let videoComposition: VideoComposition
+    public let audioMix: AudioMix
+    /// Where each clip sits on the timeline.
+    public let clipRanges: [MediaTimeRange]
+
+    /// - Parameters:
+    ///   - transitions: the transition after each clip but the last; repeated when shorter.
+    ///   - renderSize: the frame size; the first clip's displayed size when nil.
+    /// - Throws: ``ReelError`` naming the clip (`clips[2]`) that has no video or is too short
+    ///   for its transitions.
+    public init(assets: [Asset], transitions: [Transition] = [.none], renderSize: Size? = nil) throws(ReelError) {
+        guard !assets.isEmpty else { throw ReelError(.invalidArgument, "no clips", subject: "clips") }
+        let composition = MutableComposition()
+        let videoTracks = [composition.addMutableTrack(withMediaType: .video), composition.addMutableTrack(withMediaType: .video)]
+            .compactMap { $0 }
+        let audioTracks = [composition.addMutableTrack(withMediaType: .audio), composition.addMutableTrack(withMediaType: .audio)]
+            .compactMap { $0 }
+        var cursor = MediaTime.zero
+        var ranges: [MediaTimeRange] = []
+        var joins: [Transition] = []
+        for (index, asset) in assets.enumerated() {
+            let name = "clips[\(index)]"
+            guard let video = asset.tracks(withMediaType: .video).first else {
+                throw ReelError(.invalidData, "has no video track", subject: "\(name) \(asset.url.path)")
+            }
+            let duration = asset.duration
+            let transition = index < assets.count - 1 ? transitions[index % max(transitions.count, 1)] : .none
+            let before = joins.last?.duration ?? .zero
+            guard duration > before + transition.duration else {
+                throw ReelError(.invalidArgument,
+                                "lasts \(duration.seconds) s, too short for transitions of \(before.seconds) s and \(transition.duration.seconds) s",
+                                subject: "\(name) \(asset.url.path)")
+            }
+            let range = MediaTimeRange(start: .zero, duration: duration)
+            try videoTracks[index % 2].insertTimeRange(range, of: video, at: cursor)
+            if let audio = asset.tracks(withMediaType: .audio).first {
+                let audioRange = MediaTimeRange(start: .zero, duration: min(duration, audio.timeRange.end))
+                try audioTracks[index % 2].insertTimeRange(audioRange, of: audio, at: cursor)
+            }
+            ranges.append(MediaTimeRange(start: cursor, duration: duration))
+            cursor = cursor + duration - transition.duration
+            if index < assets.count - 1 { joins.append(transition) }
+        }
+        var video = VideoComposition(propertiesOf: composition)
+        if let renderSize { video.renderSize = renderSize }
+        let size = video.renderSize
+        // The fit of every clip, by its own orientation.
+        let fits = assets.map { asset -> ReelCore.AffineTransform in
+            guard let track = asset.tracks(withMediaType: .video).first else { return .identity }
+            return Self.aspectFit(naturalSize: track.naturalSize, preferredTransform: track.preferredTransform, in: size)
+        }
+        func clipIndex(at time: MediaTime, track: Int) -> Int? {
+            ranges.indices.first { $0 % 2 == (track - 1) % 2 && ranges[$0].contains(time) }
+        }
+        var mix = AudioMix(inputParameters: audioTracks.map { AudioMixInputParameters(trackID: $0.trackID) })
+        for (index, instruction) in video.instructions.enumerated() {
+            let start = instruction.timeRange.start
+            var layers = instruction.layerInstructions
+            for position in layers.indices {
+                let trackID = layers[position].trackID
+                guard let clip = clipIndex(at: start, track: trackID) else { continue }
+                layers[position].setTransform(fits[clip], at: start)
+            }
+            if layers.count == 2, index > 0 {
+                // The outgoing clip is on the track of the stretch before.
+                let previous = video.instructions[index - 1].layerInstructions.first?.trackID
+                let fromIndex = layers[0].trackID == previous ? 0 : 1
+                var from = layers[fromIndex], to = layers[1 - fromIndex]
+                let joinIndex = ranges.indices.last { ranges[$0].start <= start } .map { max(0, $0 - 1) } ?? 0
+                let transition = joinIndex < joins.count ? joins[joinIndex] : .none
+                Self.apply(transition, from: &from, to: &to, range: instruction.timeRange, size: size,
+                           fromFit: clipIndex(at: start, track: from.trackID).map { fits[$0] } ?? .identity,
+                           toFit: clipIndex(at: start, track: to.trackID).map { fits[$0] } ?? .identity)
+                layers = [from, to]
+                // Sound crossfades over the same window.
+                let fromAudio = audioTracks[(from.trackID - 1) % 2].trackID, toAudio = audioTracks[(to.trackID - 1) % 2].trackID
+                for (trackID, startVolume, endVolume) in [(fromAudio, 1.0, 0.0), (toAudio, 0.0, 1.0)] {
+                    if let slot = mix.inputParameters.firstIndex(where: { $0.trackID == trackID }) {
+                        mix.inputParameters[slot].setVolumeRamp(fromStartVolume: startVolume, toEndVolume: endVolume,
+                                                                timeRange: instruction.timeRange)
+                        mix.inputParameters[slot].setVolume(1, at: instruction.timeRange.end)
+                    }
+                }
+            }
+            video.instructions[index].layerInstructions = layers
+        }
+        self.composition = composition
+        videoComposition = video
+        audioMix = mix
+        clipRanges = ranges
+    }
+
+    /// The transform that shows a picture of `naturalSize`, turned by `preferredTransform`,
+    /// as large as fits inside `size` and centred.
+    public static func aspectFit(naturalSize: Size, preferredTransform: ReelCore.AffineTransform,
+                                 in size: Size) -> ReelCore.AffineTransform {
+        let turned = Rect(origin: .zero, size: naturalSize).applying(preferredTransform)
+        guard turned.width > 0, turned.height > 0 else { return preferredTransform }
+        let scale = min(size.width / turned.width, size.height / turned.height)
+        let upright = preferredTransform.concatenating(ReelCore.AffineTransform(translationX: -turned.minX, y: -turned.minY))
+        let x = ((size.width - turned.width * scale) / 2).rounded(), y = ((size.height - turned.height * scale) / 2).rounded()
+        return upright.concatenating(ReelCore.AffineTransform(scaleX: scale, y: scale))
+            .concatenating(ReelCore.AffineTransform(translationX: x, y: y))
+    }
+
+    static func apply(_ transition: Transition, from: inout VideoCompositionLayerInstruction,
+                      to: inout VideoCompositionLayerInstruction, range: MediaTimeRange, size: Size,
+                      fromFit: ReelCore.AffineTransform, toFit: ReelCore.AffineTransform) {
+        switch transition {
+        case .none:
+            break
+        case .dissolve:
+            from.setOpacityRamp(fromStartOpacity: 1, toEndOpacity: 0, timeRange: range)
+        case .push(_, let direction):
+            let (dx, dy): (Double, Double) = switch direction {
+            case .left: (-size.width, 0)
+            case .right: (size.width, 0)
+            case .up: (0, -size.height)
+            case .down: (0, size.height)
+            }
+            from.setTransformRamp(fromStart: fromFit,
+                                  toEnd: fromFit.concatenating(ReelCore.AffineTransform(translationX: dx, y: dy)),
+                                  timeRange: range)
+            to.setTransformRamp(fromStart: toFit.concatenating(ReelCore.AffineTransform(translationX: -dx, y: -dy)),
+                                toEnd: toFit, timeRange: range)
+        }
+    }
+}
