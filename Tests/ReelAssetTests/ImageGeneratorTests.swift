@@ -78,6 +78,16 @@ import Testing
         #expect(throws: ReelError.self) { try ImageFile.write(picture, to: directory.appendingPathComponent("x.gif")) }
     }
 
+    @Test func jpegKeepsFullRangeColour() throws {
+        let red = try PixelBuffer(width: 64, height: 64, pixelFormat: .rgba)
+        red.fillRect(x: 0, y: 0, width: 64, height: 64, rgba: (255, 0, 0, 255))
+        let url = directory.appendingPathComponent("red.jpg")
+        try ImageFile.write(red, to: url, format: .jpeg(quality: 2))
+        let back = try ImageGenerator(asset: try Asset(url: url)).image(at: .zero).image
+        let pixel = try #require(back.element(plane: 0, x: 32, y: 32))
+        #expect(pixel[0] >= 248 && pixel[1] <= 8 && pixel[2] <= 8, "\(pixel)")
+    }
+
     @Test func contactSheetHasAGridOfLabelledFrames() throws {
         let sheet = try ContactSheet(columns: 3, rows: 2, thumbnailWidth: 160).render(try Asset(url: try indexedClip()))
         #expect(sheet.width == 8 + 3 * 168)

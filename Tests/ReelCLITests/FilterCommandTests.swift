@@ -63,10 +63,12 @@ import Testing
         let badCube = directory.appendingPathComponent("bad.cube")
         try "LUT_3D_SIZE 2\n0 0 0\n1 x 0\n".write(to: badCube, atomically: true, encoding: .utf8)
         let cases: [([String], Int32, String)] = [
-            (["filter", clip.path, "--filter", "PhotoEffectSparkle", "-o", out], 2, "unknown filter 'PhotoEffectSparkle'"),
-            (["filter", clip.path, "--filter", "ColorControls:sat=2", "-o", out], 2, "has no parameter 'sat'"),
-            (["filter", clip.path, "--filter", "ColorControls:saturation=9", "-o", out], 2, "wants a value in 0.0...2.0"),
-            (["filter", clip.path, "--filter", "ColorCube:file=\(badCube.path)", "-o", out], 2, "line 3: a table row is three numbers"),
+            (["filter", clip.path, "--filter", "PhotoEffectSparkle", "-o", out], 1, "--filter: unknown filter 'PhotoEffectSparkle'"),
+            (["filter", clip.path, "--filter", "ColorControls:sat=2", "-o", out], 1, "has no parameter 'sat'"),
+            (["filter", clip.path, "--filter", "ColorControls:saturation=9", "-o", out], 1, "wants a value in 0.0...2.0"),
+            (["filter", clip.path, "--filter", "ColorCube:file=\(badCube.path)", "-o", out], 1, "line 3: a table row is three numbers"),
+            (["filter", clip.path, "--filter", ",", "-o", out], 1, "names no filter"),
+            (["filter", clip.path, "--filter", "PhotoEffectMono", "--preset", "quick", "-o", out], 1, "--preset is one of"),
             (["filter", clip.path, "-o", out], 1, "needs --filter"),
         ]
         for (arguments, status, text) in cases {

@@ -109,6 +109,37 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }.isEmpty)
     }
 
+    @Test func sizeOfATurnedClipIsTheSizeOnScreen() throws {
+        let clip = try TestClips.rotated(270, in: directory)
+        let output = directory.appendingPathComponent("portrait-small.mp4")
+        let result = try ProcessRunner.reel(["transcode", clip.path, "-o", output.path, "--size", "120x160", "--preset", "ultrafast"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let video = try #require(try FFprobe.probe(output).streams(ofType: "video").first)
+        #expect(video.width == 160 && video.height == 120 && video.rotation == -90)
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func interruptedTranscodeLeavesNoTemporaryFile(signal: Int32) throws {
+        let input = try source(seconds: 20, name: "interrupt-\(signal).mp4")
+        let folder = directory.appendingPathComponent("interrupt-\(signal)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = Paths.reelBinary
+        process.arguments = ["transcode", input.path, "-o", folder.appendingPathComponent("out.mp4").path,
+                             "--size", "1280x720", "--preset", "slow"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, (try FileManager.default.contentsOfDirectory(atPath: folder.path)).isEmpty {
+            usleep(50_000)
+        }
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + signal)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
     @Test func killedFragmentedTranscodeKeepsEveryCompleteFragment() throws {
         let input = try source(seconds: 30, name: "long.mp4")
         let output = directory.appendingPathComponent("frag.mp4")

@@ -49,4 +49,19 @@ import Testing
         #expect(looks.isSubset(of: [[128, 128], [101, 148]]), "\(looks)")
         #expect(looks.count == 2, "both looks were seen")
     }
+
+    /// A filter made after another was freed may sit at the same address: the chain must
+    /// still notice the change.
+    @Test func aNewFilterIsNeverMistakenForAFreedOne() throws {
+        let source = try PixelBuffer(width: 16, height: 16, pixelFormat: .nv12)
+        source.fill(planeValues: [120, 90])
+        let chain = FilterChain([try Filter(name: "PhotoEffectNoir")])
+        for _ in 0..<200 {
+            chain.filters = [try Filter(name: "PhotoEffectNoir")]
+            #expect(try chain.apply(source).element(plane: 1, x: 0, y: 0) == [128, 128])
+            chain.filters = []
+            chain.filters = [try Filter(name: "SepiaTone")]
+            #expect(try chain.apply(source).element(plane: 1, x: 0, y: 0) == [101, 148])
+        }
+    }
 }

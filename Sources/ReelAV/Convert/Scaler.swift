@@ -92,8 +92,8 @@ package final class Scaler {
             }
             // BT.709 for HD sources, as H.264 from cameras and phones is tagged; BT.601 below 720 lines.
             let matrix = sws_getCoefficients(sourceHeight >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601)
-            _ = sws_setColorspaceDetails(context, matrix, fullRange ? 1 : 0, matrix,
-                                         targetFormat.isYUVFormat ? 0 : 1, 0, 1 << 16, 1 << 16)
+            _ = sws_setColorspaceDetails(context, matrix, fullRange || sourceFormat.isFullRangeYUV ? 1 : 0, matrix,
+                                         targetFormat.isYUVFormat && !targetFormat.isFullRangeYUV ? 0 : 1, 0, 1 << 16, 1 << 16)
             configuredFor = shape
         }
         let result = sourcePointers.withUnsafeBufferPointer { sourceData in
@@ -128,6 +128,11 @@ package final class Scaler {
 }
 
 extension AVPixelFormat {
+    /// The `yuvj…` formats, full range by definition (JPEG).
+    var isFullRangeYUV: Bool {
+        (FFmpeg.string(av_get_pix_fmt_name(self)) ?? "").hasPrefix("yuvj")
+    }
+
     var isYUVFormat: Bool {
         guard let descriptor = av_pix_fmt_desc_get(self) else { return false }
         return descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && descriptor.pointee.nb_components >= 3

@@ -44,7 +44,7 @@ public struct ContactSheet: Sendable {
 
         let name = asset.url.lastPathComponent
         let facts = String(format: "%.3f s", asset.duration.seconds)
-            + "  \(Int(track.naturalSize.width))x\(Int(track.naturalSize.height)) \(track.codec)"
+            + "  \(Int(track.displaySize.width))x\(Int(track.displaySize.height)) \(track.codec)"
             + String(format: "  %.2f fps", track.nominalFrameRate)
         try sheet.draw(try TextImage.render("\(name)   \(facts)", width: width - 2 * padding, height: header - 8,
                                             fontSize: 20, color: "#f0f0f0", x: 0, y: 8), x: padding, y: 4)

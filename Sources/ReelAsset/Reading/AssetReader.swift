@@ -77,7 +77,7 @@ public final class AssetReader {
             status = .reading
         } catch {
             fail(error)
-            throw error
+            throw self.error ?? error
         }
     }
 
@@ -110,7 +110,7 @@ public final class AssetReader {
             }
         } catch {
             fail(error)
-            throw error
+            throw self.error ?? error
         }
     }
 

@@ -73,9 +73,20 @@ final class ReaderLane {
     }
 
     /// Sends queued packets to the decoder and collects what it decodes.
+    /// Damaged packets skipped so far; the decoder conceals them, as ffmpeg does, up to a limit.
+    private(set) var damagedPackets = 0
+    static let damagedPacketLimit = 100
+
     func decodeQueued() throws(ReelError) {
         while packetHead < packets.count, !pastEnd {
-            let result = try decoder.send(packets[packetHead])
+            let result: CodecResult
+            do {
+                result = try decoder.send(packets[packetHead])
+            } catch where error.code == .invalidData && damagedPackets < Self.damagedPacketLimit {
+                damagedPackets += 1
+                packetHead += 1
+                continue
+            }
             if result == .needsInput {
                 try receiveAll()
                 continue
@@ -104,7 +115,15 @@ final class ReaderLane {
     }
 
     private func receiveAll() throws(ReelError) {
-        while !pastEnd, try decoder.receive(into: frame) == .produced {
+        while !pastEnd {
+            let result: CodecResult
+            do {
+                result = try decoder.receive(into: frame)
+            } catch where error.code == .invalidData && damagedPackets < Self.damagedPacketLimit {
+                damagedPackets += 1
+                continue
+            }
+            guard result == .produced else { break }
             if mediaType == .video {
                 try takeVideoFrame()
             } else {

@@ -156,6 +156,7 @@ public final class AssetWriter: @unchecked Sendable {
             }
             writeMetadata(muxer)
             lock.withLock { temporaryURL = temporary }
+            if !fragmented { InProgressFiles.add(temporary) }
             try muxer.writeHeader(options: muxerOptions(fragmented: fragmented))
             lock.withLock {
                 self.muxer = shared
@@ -226,7 +227,14 @@ public final class AssetWriter: @unchecked Sendable {
         let name = destination.deletingPathExtension().lastPathComponent
         let ext = destination.pathExtension
         if fragmented {
-            return folder.appendingPathComponent("\(name).partial.\(ext)")
+            // Never over an earlier interrupted recording: that one is kept on purpose.
+            var candidate = folder.appendingPathComponent("\(name).partial.\(ext)")
+            var number = 2
+            while FileManager.default.fileExists(atPath: candidate.path) {
+                candidate = folder.appendingPathComponent("\(name).partial-\(number).\(ext)")
+                number += 1
+            }
+            return candidate
         }
         let token = UUID().uuidString.prefix(8)
         return folder.appendingPathComponent(".\(name).reel-\(token).\(ext)")
@@ -283,6 +291,7 @@ public final class AssetWriter: @unchecked Sendable {
             if let error { throw error }
             try muxer.withLock { (muxer) throws(ReelError) in try muxer.finish() }
             try Self.moveIntoPlace(temporary, destination: outputURL)
+            InProgressFiles.remove(temporary)
             lock.withLock {
                 _status = .completed
                 temporaryURL = nil
@@ -304,7 +313,10 @@ public final class AssetWriter: @unchecked Sendable {
             input.pipeline?.waitUntilIdle()
         }
         try? muxer?.withLock { $0.abandon() }
-        if let temporary = inProgressURL { try? FileManager.default.removeItem(at: temporary) }
+        if let temporary = inProgressURL {
+            try? FileManager.default.removeItem(at: temporary)
+            InProgressFiles.remove(temporary)
+        }
         lock.withLock { temporaryURL = nil }
         releasePipelines()
     }
@@ -343,7 +355,10 @@ public final class AssetWriter: @unchecked Sendable {
         for input in inputs { input.pipeline?.waitUntilIdle() }
         try? lock.withLock { muxer }?.withLock { $0.abandon() }
         let fragmented = movieFragmentInterval.isNumeric && movieFragmentInterval > .zero
-        if let temporary = inProgressURL, !fragmented { try? FileManager.default.removeItem(at: temporary) }
+        if let temporary = inProgressURL, !fragmented {
+            try? FileManager.default.removeItem(at: temporary)
+            InProgressFiles.remove(temporary)
+        }
         lock.withLock { temporaryURL = nil }
         releasePipelines()
     }

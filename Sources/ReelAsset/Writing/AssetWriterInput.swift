@@ -24,7 +24,12 @@ public final class AssetWriterInput: @unchecked Sendable {
     public var languageCode: String?
 
     weak var writer: AssetWriter?
-    var pipeline: InputEncoder?
+    private var _pipeline: InputEncoder?
+    /// The encoding pipeline while writing; set and cleared by the writer from any thread.
+    var pipeline: InputEncoder? {
+        get { state.withLock { _pipeline } }
+        set { state.withLock { _pipeline = newValue } }
+    }
     /// The pixel format appended pictures must have; set by an adaptor, else by the first picture.
     var sourcePixelFormat: PixelFormat?
     private let state = NSLockBox()

@@ -30,7 +30,15 @@ struct FilterCommand: Command {
         guard let outputPath = arguments.value("output") else {
             throw UsageError("'filter' needs -o OUT", command: spec.name)
         }
-        let chain = try FilterChain(spec: chainText)
+        let chain: FilterChain
+        do {
+            chain = try FilterChain(spec: chainText)
+        } catch {
+            throw UsageError("--filter: \(error.message)", command: spec.name)
+        }
+        guard !chain.filters.isEmpty else {
+            throw UsageError("--filter names no filter ('reel filters' lists them)", command: spec.name)
+        }
         let outputURL = URL(fileURLWithPath: outputPath)
         let inputPath = arguments.positionals[0]
         if URL(fileURLWithPath: inputPath).standardizedFileURL == outputURL.standardizedFileURL {
@@ -50,7 +58,7 @@ struct FilterCommand: Command {
                              command: spec.name)
         }
         let job = try MediaCopyJob(input: inputPath, output: outputURL, fileType: fileType,
-                                   quality: try arguments.double("crf", in: 0...51), preset: arguments.value("preset"))
+                                   quality: try arguments.double("crf", in: 0...51), preset: try MediaCopyJob.preset(arguments))
         let progress = ProgressReporter(console: console, json: arguments.flag("json"), total: job.duration, label: "filter")
         try await job.run(progress: progress) { (sample) throws(ReelError) -> SampleBuffer in
             guard let picture = sample.pixelBuffer else { return sample }
@@ -58,6 +66,10 @@ struct FilterCommand: Command {
                                 duration: sample.duration)
         }
         progress.finish()
+        if !arguments.flag("json") {
+            let written = try Asset(url: outputURL)
+            console.printError("wrote \(outputPath): \(Format.seconds(written.duration)), \(Format.bytes(written.fileSize))")
+        }
         return 0
     }
 }

@@ -24,6 +24,9 @@ struct FiltersCommand: Command {
 
     func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
         if arguments.flag("bench") { return try FilterBench.run(console: console) }
+        if arguments.value("sheet") == nil, arguments.value("input") != nil || arguments.value("at") != nil {
+            throw UsageError("--input and --at go with --sheet", command: spec.name)
+        }
         guard let sheetPath = arguments.value("sheet") else {
             for entry in FilterCatalog.entries {
                 console.print("\(entry.name)  \(entry.summary)")

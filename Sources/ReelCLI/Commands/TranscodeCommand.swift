@@ -13,7 +13,7 @@ struct TranscodeCommand: Command {
             .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v, .webm, .mkv)."),
             .value("codec", short: "c", "CODEC", help: "h264 (default), hevc, prores (.mov) or vp9 (.webm)."),
             .value("size", short: "s", "WxH", help: "Scale to this size (even numbers); default: the source's."),
-            .value("crf", "N", help: "Quality, 0-51 (lower is better): 23 for h264, 28 for hevc."),
+            .value("crf", "N", help: "Quality, 0-51 (0-63 for vp9; lower is better): 23 for h264, 28 for hevc."),
             .value("bitrate", "BPS", help: "Target video bits per second instead of --crf (e.g. 4000000)."),
             .value("preset", "NAME", help: "Encoder speed: ultrafast ... medium (default) ... veryslow."),
             .value("keyframe-interval", "N", help: "Frames between keyframes."),
@@ -43,7 +43,7 @@ struct TranscodeCommand: Command {
         case let other: throw UsageError("--codec is h264, hevc, prores or vp9, not '\(other)'", command: spec.name)
         }
         let size = try arguments.size("size")
-        let crf = try arguments.double("crf", in: 0...63)
+        let crf = try arguments.double("crf", in: codec == .vp9 ? 0...63 : 0...51)
         let bitRate = try arguments.int("bitrate", in: 10_000...1_000_000_000)
         let keyInterval = try arguments.int("keyframe-interval", in: 1...10_000)
         let fragment = try arguments.double("fragment-interval", in: 0.1...3600)
@@ -66,7 +66,7 @@ struct TranscodeCommand: Command {
         options.quality = crf
         options.bitRate = bitRate
         options.keyFrameInterval = keyInterval
-        options.preset = arguments.value("preset")
+        options.preset = try MediaCopyJob.preset(arguments)
         options.fragmentInterval = fragment
         options.audioBitRate = audioBitRate
         options.includeAudio = !arguments.flag("no-audio")

@@ -5,6 +5,19 @@ import ReelCore
 /// Reads a file's first video and audio track and writes them again, re-encoded,
 /// with an optional change to each picture on the way: what `transcode` and `filter` share.
 final class MediaCopyJob {
+    /// The encoder speed presets x264 and x265 know.
+    static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow",
+                          "placebo"]
+
+    /// `--preset`, checked against ``presets``.
+    static func preset(_ arguments: ParsedArguments) throws(UsageError) -> String? {
+        guard let name = arguments.value("preset") else { return nil }
+        guard presets.contains(name) else {
+            throw UsageError("--preset is one of \(presets.joined(separator: ", ")), not '\(name)'", command: arguments.command)
+        }
+        return name
+    }
+
     struct Options {
         var codec: VideoSettings.Codec = .h264
         var size: (width: Int, height: Int)?
@@ -41,8 +54,11 @@ final class MediaCopyJob {
             throw ReelError(.invalidData, "has no video track", subject: input)
         }
         let audioTrack = options.includeAudio ? asset.tracks(withMediaType: .audio).first : nil
-        let width = options.size?.width ?? (Int(videoTrack.naturalSize.width) & ~1)
-        let height = options.size?.height ?? (Int(videoTrack.naturalSize.height) & ~1)
+        // A requested size is the size on screen: for a turned clip, the stored picture is the other way round.
+        let turned = videoTrack.orientation?.swapsDimensions ?? false
+        let requested = options.size.map { turned ? (width: $0.height, height: $0.width) : $0 }
+        let width = requested?.width ?? (Int(videoTrack.naturalSize.width) & ~1)
+        let height = requested?.height ?? (Int(videoTrack.naturalSize.height) & ~1)
         let frameRate = videoTrack.nominalFrameRate > 0 ? videoTrack.nominalFrameRate : 30
 
         reader = try AssetReader(asset: asset)

@@ -14,6 +14,17 @@ public final class Filter: @unchecked Sendable {
     private let lock = NSLock()
     private var values: [String: Double] = [:]
     private var version = 0
+    /// Unique for the life of the process, unlike an object's address, which a new filter
+    /// can reuse once an old one is freed.
+    let serial = Filter.nextSerial()
+    private static let counter = NSLock()
+    nonisolated(unsafe) private static var lastSerial = 0
+    private static func nextSerial() -> Int {
+        counter.lock()
+        defer { counter.unlock() }
+        lastSerial += 1
+        return lastSerial
+    }
 
     /// The filter called `name` (`PhotoEffectNoir` or `CIPhotoEffectNoir`). `CIFilter(name:)`.
     /// - Throws: ``ReelError`` `.invalidArgument` for a name Reel does not have.

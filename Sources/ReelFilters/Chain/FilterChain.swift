@@ -74,7 +74,7 @@ public final class FilterChain: @unchecked Sendable {
     }
 
     struct Signature: Equatable {
-        let filter: ObjectIdentifier
+        let filter: Int
         let version: Int
     }
 
@@ -82,7 +82,7 @@ public final class FilterChain: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let snapshots = _filters.map { ($0, $0.snapshot) }
-        let signature = snapshots.map { Signature(filter: ObjectIdentifier($0.0), version: $0.1.version) }
+        let signature = snapshots.map { Signature(filter: $0.0.serial, version: $0.1.version) }
         if let compiled, compiled.signature == signature { return compiled.stages }
         var stages: [any Stage] = []
         var look: ColorLook?

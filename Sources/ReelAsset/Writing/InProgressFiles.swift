@@ -1,0 +1,21 @@
+import Foundation
+
+/// The temporary files writers are filling right now, so that a program stopped by
+/// Ctrl-C or SIGTERM can remove them on the way out. Fragmented recordings are not
+/// listed: they are kept on purpose.
+public enum InProgressFiles {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var urls: Set<URL> = []
+
+    static func add(_ url: URL) { lock.withLock { _ = urls.insert(url) } }
+    static func remove(_ url: URL) { lock.withLock { _ = urls.remove(url) } }
+
+    /// Deletes every listed file. Call it from a signal handler's queue before exiting.
+    public static func removeAll() {
+        let doomed = lock.withLock { () -> Set<URL> in
+            defer { urls.removeAll() }
+            return urls
+        }
+        for url in doomed { try? FileManager.default.removeItem(at: url) }
+    }
+}

@@ -1,0 +1,27 @@
+import Dispatch
+import Foundation
+import ReelAsset
+
+/// Ctrl-C, SIGTERM and SIGHUP remove the files being written (never a destination,
+/// never a kept fragmented recording), then exit as shells expect: 128 + the signal.
+public enum SignalHandling {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+
+    /// Call once at start-up, before any work.
+    public static func install() {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: DispatchQueue(label: "reel.signal"))
+            source.setEventHandler(handler: Self.handler(for: number))
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    private static func handler(for number: Int32) -> @Sendable () -> Void {
+        {
+            InProgressFiles.removeAll()
+            exit(128 + number)
+        }
+    }
+}
