@@ -1,0 +1,120 @@
+import Foundation
+import ReelAsset
+@testable import ReelComposition
+import ReelCore
+import ReelTestSupport
+import Testing
+
+/// Composed frames checked pixel by pixel, on solid-colour clips written losslessly.
+@Suite struct RenderTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-render")
+    }
+
+    /// A clip of one grey level (or a left/right split), `seconds` long at 25 fps, 128x72.
+    private func solidClip(_ name: String, luma: UInt8, right: UInt8? = nil, seconds: Int = 2,
+                           width: Int = 128, height: Int = 72, transform: Orientation = .up) throws -> Asset {
+        let url = directory.appendingPathComponent("\(name).mp4")
+        let writer = try AssetWriter(outputURL: url, fileType: .mp4)
+        let input = AssetWriterInput(mediaType: .video, outputSettings: VideoSettings(
+            width: width, height: height, quality: 0, preset: "ultrafast", expectedFrameRate: 25))
+        input.transform = transform.transform(for: Size(width: width, height: height))
+        try writer.add(input)
+        try writer.startWriting()
+        writer.startSession(atSourceTime: .zero)
+        let picture = try PixelBuffer(width: width, height: height, pixelFormat: .yuv420p)
+        picture.fill(planeValues: [luma, 128, 128])
+        if let right {
+            picture.withMutablePlane(0) { base, stride in
+                for y in 0..<height { (base + y * stride + width / 2).initializeMemory(as: UInt8.self, repeating: right, count: width / 2) }
+            }
+        }
+        for index in 0..<(seconds * 25) {
+            try input.append(SampleBuffer(pixelBuffer: picture, presentationTime: MediaTime(value: Int64(index), timescale: 25),
+                                          duration: MediaTime(value: 1, timescale: 25)))
+        }
+        try writer.finishSynchronously()
+        return try Asset(url: url)
+    }
+
+    private func luma(_ frame: PixelBuffer, _ x: Int, _ y: Int) -> Int { Int(frame.element(plane: 0, x: x, y: y)?[0] ?? 0) }
+
+    @Test func dissolveMidpointIsTheMeanOfBothClips() throws {
+        let a = try solidClip("dark", luma: 40), b = try solidClip("light", luma: 220)
+        let one = MediaTime(value: 1, timescale: 1)
+        let sequence = try ClipSequence(assets: [a, b], transitions: [.dissolve(duration: one)])
+        #expect(sequence.composition.duration == MediaTime(value: 3, timescale: 1))
+        let renderer = try VideoRenderer(composition: sequence.composition, videoComposition: sequence.videoComposition,
+                                         outputWidth: 128, outputHeight: 72)
+        #expect(abs(luma(try renderer.frame(at: MediaTime(value: 1, timescale: 2)), 64, 36) - 40) <= 1)
+        let middle = try renderer.frame(at: MediaTime(value: 3, timescale: 2))
+        #expect(abs(luma(middle, 64, 36) - 130) <= 2, "\(luma(middle, 64, 36))")
+        #expect(abs(luma(try renderer.frame(at: MediaTime(value: 5, timescale: 2)), 64, 36) - 220) <= 1)
+    }
+
+    @Test(arguments: [0.25, 0.5, 0.75])
+    func pushShowsTheExpectedColumns(fraction: Double) throws {
+        let a = try solidClip("push-a", luma: 40), b = try solidClip("push-b", luma: 220)
+        let one = MediaTime(value: 1, timescale: 1)
+        let sequence = try ClipSequence(assets: [a, b], transitions: [.push(duration: one, direction: .left)])
+        let renderer = try VideoRenderer(composition: sequence.composition, videoComposition: sequence.videoComposition,
+                                         outputWidth: 128, outputHeight: 72)
+        let frame = try renderer.frame(at: MediaTime(seconds: 1 + fraction, preferredTimescale: 1000))
+        let boundary = Int((128 * (1 - fraction)).rounded())
+        // Left of the boundary: the outgoing clip moving out; right: the incoming one.
+        #expect(abs(luma(frame, boundary - 3, 36) - 40) <= 2)
+        #expect(abs(luma(frame, boundary + 2, 36) - 220) <= 2)
+        #expect(abs(luma(frame, 0, 10) - 40) <= 2 && abs(luma(frame, 127, 60) - 220) <= 2)
+    }
+
+    @Test func stickerOpacityAtTheSeedTimes() throws {
+        let clip = try solidClip("sticker", luma: 16, seconds: 9)
+        let sequence = try ClipSequence(assets: [clip])
+        var video = sequence.videoComposition
+        let root = OverlayLayer(frame: Rect(x: 0, y: 0, width: 128, height: 72))
+        let sticker = OverlayLayer(content: .color(red: 1, green: 1, blue: 0), frame: Rect(x: 0, y: 0, width: 20, height: 20),
+                                   opacity: 0)
+        sticker.add(KeyframeAnimation(keyPath: .opacity, values: [0, 1, 1, 0], keyTimes: [0, 0.25, 0.75, 1], beginTime: 3,
+                                      duration: 5, isRemovedOnCompletion: false))
+        root.addSublayer(sticker)
+        video.animationTool = root
+        let renderer = try VideoRenderer(composition: sequence.composition, videoComposition: video, outputWidth: 128,
+                                         outputHeight: 72)
+        let yellow = Int(Compositor.yuv(red: 1, green: 1, blue: 0).0)
+        for (seconds, opacity) in [(3.0, 0.0), (4.25, 1.0), (6.75, 1.0), (8.0, 0.0), (3.625, 0.5)] {
+            let frame = try renderer.frame(at: MediaTime(seconds: seconds, preferredTimescale: 1000))
+            let expected = 16 + Double(yellow - 16) * opacity
+            #expect(abs(Double(luma(frame, 10, 10)) - expected) <= Double(yellow - 16) * 0.03 + 1, "at \(seconds) s")
+            #expect(luma(frame, 40, 40) == 16)
+        }
+    }
+
+    @Test func portraitClipIsFittedAndCentredWithBars() throws {
+        // A 128x72 clip turned to portrait (72x128 on screen) in a 128x72 frame: scaled to 40.5x72, centred.
+        let clip = try solidClip("portrait", luma: 200, transform: .right)
+        let sequence = try ClipSequence(assets: [clip], renderSize: Size(width: 128, height: 72))
+        let renderer = try VideoRenderer(composition: sequence.composition, videoComposition: sequence.videoComposition,
+                                         outputWidth: 128, outputHeight: 72)
+        let frame = try renderer.frame(at: MediaTime(value: 1, timescale: 2))
+        let shownWidth = 72.0 * 72 / 128
+        let left = Int(((128 - shownWidth) / 2).rounded())
+        #expect(luma(frame, 5, 36) == 16 && luma(frame, 122, 36) == 16)   // black bars
+        #expect(abs(luma(frame, 64, 36) - 200) <= 2 && abs(luma(frame, 64, 2) - 200) <= 2)
+        #expect(luma(frame, left - 3, 36) == 16 && abs(luma(frame, left + 3, 36) - 200) <= 2)
+    }
+
+    @Test func exportDurationMatchesFFprobe() async throws {
+        let a = try solidClip("exp-a", luma: 60), b = try solidClip("exp-b", luma: 160)
+        let sequence = try ClipSequence(assets: [a, b], transitions: [.dissolve(duration: MediaTime(value: 1, timescale: 2))])
+        let session = ExportSession(composition: sequence.composition, preset: .preset640x480)
+        session.outputURL = directory.appendingPathComponent("export.mp4")
+        session.videoComposition = sequence.videoComposition
+        try await session.export()
+        #expect(session.status == .completed && session.progress == 1)
+        let probe = try FFprobe.probe(try #require(session.outputURL))
+        #expect(abs((probe.duration ?? 0) - 3.5) <= 0.04)
+        #expect(probe.streams(ofType: "video").first?.width == 128)  // never scaled up
+    }
+}
