@@ -1,0 +1,82 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+@Suite struct CompositionCommandTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-cli-compose")
+    }
+
+    private func clips(_ count: Int, seconds: Int = 3) throws -> [URL] {
+        try (0..<count).map { index in
+            let url = directory.appendingPathComponent("clip\(index).mp4")
+            var arguments = ["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=\(seconds)"]
+            if index != 2 {  // one clip without sound
+                arguments += ["-f", "lavfi", "-i", "sine=frequency=\(300 + 100 * index):sample_rate=48000:duration=\(seconds)"]
+            }
+            arguments += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-shortest", url.path]
+            try ProcessRunner.ffmpeg(arguments)
+            return url
+        }
+    }
+
+    @Test func mergeWithDissolvesHasTheExactDuration() throws {
+        let inputs = try clips(3)
+        let out = directory.appendingPathComponent("merged.mp4")
+        let result = try ProcessRunner.reel(["merge"] + inputs.map(\.path) + ["-o", out.path, "--transition", "dissolve:1"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let probe = try FFprobe.probe(out)
+        #expect(abs((probe.duration ?? 0) - 7) <= 0.05)  // 3 + 3 + 3 - 1 - 1
+        #expect(try FFprobe.countFrames(out) == 175)
+        #expect(probe.streams(ofType: "audio").first?.codecName == "aac")
+    }
+
+    @Test func demoOnGivenClipsPlaysInChromium() throws {
+        let folder = directory.appendingPathComponent("seedlike")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (index, url) in try clips(5, seconds: 5).enumerated() {
+            try FileManager.default.moveItem(at: url, to: folder.appendingPathComponent("0\(index + 1)_clip.mp4"))
+        }
+        let out = directory.appendingPathComponent("demo.mp4")
+        let result = try ProcessRunner.reel(["demo", "--clips", folder.path, "-o", out.path], timeout: 300)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("contact sheet:"))
+        let probe = try FFprobe.probe(out)
+        #expect(abs((probe.duration ?? 0) - 17) <= 0.05)  // 5 x 5 s - 4 x 2 s
+        #expect(probe.streams(ofType: "video").first?.width == 320)  // never scaled up to 640
+        if BrowserPlayer.available {
+            let report = try BrowserPlayer.play(out)
+            #expect(report.readyState == 4 && report.error == nil && report.currentTimeAfter > report.currentTimeBefore)
+        }
+    }
+
+    @Test func exportPresetFitsTheBox() throws {
+        let input = try clips(1)[0]
+        let out = directory.appendingPathComponent("small.mp4")
+        let result = try ProcessRunner.reel(["export", input.path, "--preset", "low", "-o", out.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try FFprobe.probe(out).streams(ofType: "video").first?.width == 320)
+    }
+
+    @Test func badRequestsGiveOneLine() throws {
+        let input = try clips(1)[0]
+        let out = directory.appendingPathComponent("x.mp4").path
+        let cases: [([String], Int32, String)] = [
+            (["merge", input.path, input.path, "-o", out, "--transition", "wobble:1"], 1, "--transition is"),
+            (["merge", input.path, "-o", out, "--preset", "huge"], 1, "--preset is one of"),
+            (["merge", input.path, input.path, "-o", out, "--transition", "dissolve:5"], 2, "too short"),
+            (["merge", input.path, directory.appendingPathComponent("missing.mp4").path, "-o", out], 2, "no such file"),
+            (["export", input.path, "-o", directory.appendingPathComponent("x.webm").path], 1, "must end in .mp4"),
+            (["demo", "--clips", directory.appendingPathComponent("nothing").path, "-o", out], 2, "holds no .mp4 clips"),
+        ]
+        for (arguments, status, text) in cases {
+            let result = try ProcessRunner.reel(arguments, timeout: 120)
+            #expect(result.status == status, "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains(text), "\(arguments): \(result.standardError)")
+            #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+}
