@@ -53,3 +53,11 @@ report "Mono yuv420p vs hue=s=0" "$(reel_of yuv420p PhotoEffectMono)" "ffmpeg" "
 report "Chrome yuv420p vs colorchannelmixer" "$(reel_of yuv420p PhotoEffectChrome)" "ffmpeg" "$mixer" ms
 report "Chrome yuv420p vs a plain copy" "$(reel_of yuv420p PhotoEffectChrome)" "copy" "$(reel_of yuv420p copy)" ms
 report "ColorCube rgba vs lut3d" "$(reel_of rgba ColorCube)" "ffmpeg" "$lut" ms
+
+# Composition: the seed composition (Reel's also mixes the audio and draws a contact sheet).
+shared_bench=$(cd "$clips/../.." 2>/dev/null && pwd)/bench
+if [[ -x "$shared_bench/ffmpeg-seed-composition.sh" || -f "$shared_bench/ffmpeg-seed-composition.sh" ]]; then
+  r=$(measure "$reel" demo --clips "$clips" -o "$work/demo.mp4")
+  f=$(measure bash "$shared_bench/ffmpeg-seed-composition.sh" "$clips" "$work/ffmpeg-demo.mp4")
+  report "seed composition 640x360" "$r" "ffmpeg" "$f"
+fi

@@ -24,15 +24,18 @@ public struct ContactSheet: Sendable {
         guard let track = asset.tracks(withMediaType: .video).first else {
             throw ReelError(.invalidData, "has no video track", subject: asset.url.path)
         }
-        let generator = ImageGenerator(asset: asset)
-        generator.appliesPreferredTrackTransform = true
-        generator.maximumSize = Size(width: Double(thumbnailWidth), height: Double(thumbnailWidth) * 4)
         let count = columns * rows
         let end = track.timeRange.end.isNumeric && track.timeRange.end > .zero ? track.timeRange.end : asset.duration
-        var cells: [(PixelBuffer, MediaTime)] = []
-        for index in 0..<count {
-            let at = MediaTime(seconds: end.seconds * (Double(index) + 0.5) / Double(count), preferredTimescale: 1000)
-            cells.append(try generator.image(at: at))
+        let times = (0..<count).map { MediaTime(seconds: end.seconds * (Double($0) + 0.5) / Double(count), preferredTimescale: 1000) }
+        let cells: [(PixelBuffer, MediaTime)]
+        if end.seconds / Double(count) > 20 {
+            // Cells far apart: seeking to each is cheaper than decoding everything between.
+            let generator = ImageGenerator(asset: asset)
+            generator.appliesPreferredTrackTransform = true
+            generator.maximumSize = Size(width: Double(thumbnailWidth), height: Double(thumbnailWidth) * 4)
+            cells = try times.map { (time) throws(ReelError) in try generator.image(at: time) }
+        } else {
+            cells = try frames(of: asset, track: track, at: times)
         }
         let cellWidth = thumbnailWidth
         let cellHeight = cells.map(\.0.height).max() ?? thumbnailWidth * 9 / 16
@@ -59,6 +62,41 @@ public struct ContactSheet: Sendable {
             try sheet.draw(stamp, x: x, y: y + cellHeight)
         }
         return sheet
+    }
+
+    /// The frames on screen at `times` (ascending), in one pass over the video: cheaper
+    /// than seeking back to a distant keyframe for every cell when the cells are close.
+    private func frames(of asset: Asset, track: AssetTrack, at times: [MediaTime]) throws(ReelError) -> [(PixelBuffer, MediaTime)] {
+        let natural = track.naturalSize
+        let turned = track.orientation?.swapsDimensions ?? false
+        let shownWidth = turned ? natural.height : natural.width
+        let scale = min(1, Double(thumbnailWidth) / max(shownWidth, 1))
+        let width = max(2, Int((natural.width * scale / 2).rounded()) * 2)
+        let height = max(2, Int((natural.height * scale / 2).rounded()) * 2)
+        let reader = try AssetReader(asset: asset)
+        let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings(
+            pixelFormat: .rgba, width: width, height: height))
+        output.appliesPreferredTrackTransform = true
+        try reader.add(output)
+        try reader.startReading()
+        var result: [(PixelBuffer, MediaTime)] = []
+        var current = try output.copyNextSampleBuffer()
+        var upcoming = try output.copyNextSampleBuffer()
+        for time in times {
+            while let next = upcoming, next.presentationTime <= time {
+                current = next
+                upcoming = try output.copyNextSampleBuffer()
+            }
+            guard let frame = current, let picture = frame.pixelBuffer else {
+                throw ReelError(.invalidData, "has no video frames to draw", subject: asset.url.path)
+            }
+            // Keep the pool's buffer out of reuse: the reader hands it back otherwise.
+            let copy = try PixelBuffer(width: picture.width, height: picture.height, pixelFormat: .rgba)
+            try copy.copyPixels(from: picture)
+            result.append((copy, frame.presentationTime))
+        }
+        reader.cancelReading()
+        return result
     }
 
     /// `HH:MM:SS.mmm`.
