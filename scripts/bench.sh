@@ -61,3 +61,14 @@ if [[ -x "$shared_bench/ffmpeg-seed-composition.sh" || -f "$shared_bench/ffmpeg-
   f=$(measure bash "$shared_bench/ffmpeg-seed-composition.sh" "$clips" "$work/ffmpeg-demo.mp4")
   report "seed composition 640x360" "$r" "ffmpeg" "$f"
 fi
+
+# Passthrough merge of the four seed clips that share coding parameters (04_quasar is
+# 1276 wide: Reel refuses to copy it; the ffmpeg concat demuxer would mislabel it).
+four=("$clips/01_nebula.mp4" "$clips/02_blackhole.mp4" "$clips/03_nebula.mp4" "$clips/05_blackhole.mp4")
+list="$work/concat.txt"; : > "$list"
+for f in "${four[@]}"; do echo "file '$f'" >> "$list"; done
+r=$(measure "$reel" merge "${four[@]}" --preset passthrough -o "$work/pass.mp4")
+f=$(measure ffmpeg -nostdin -y -v error -f concat -safe 0 -i "$list" -map 0:v:0 -c copy -movflags +faststart "$work/concat.mp4")
+c=$(measure sh -c 'cat "$@" > "$0"' "$work/cp.bin" "${four[@]}")
+report "passthrough merge of 4 seed clips" "$r" "ffmpeg" "$f"
+report "passthrough merge vs cp of the bytes" "$r" "cp" "$c"

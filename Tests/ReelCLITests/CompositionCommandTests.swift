@@ -80,3 +80,43 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 }
+
+@Suite struct PassthroughMergeTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-cli-passthrough")
+    }
+
+    private func clip(_ name: String, size: String) throws -> URL {
+        let url = directory.appendingPathComponent(name)
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25:duration=2",
+                                  "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2",
+                                  "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "25",
+                                  "-c:a", "aac", "-shortest", url.path])
+        return url
+    }
+
+    @Test func copiesEveryPacketOfMatchingClips() throws {
+        let a = try clip("a.mp4", size: "320x240"), b = try clip("b.mp4", size: "320x240")
+        let out = directory.appendingPathComponent("joined.mp4")
+        let result = try ProcessRunner.reel(["merge", a.path, b.path, a.path, "--preset", "passthrough", "-o", out.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try FFprobe.countFrames(out) == 150)
+        let probe = try FFprobe.probe(out)
+        #expect(abs((probe.duration ?? 0) - 6) < 0.1)
+        #expect(probe.streams(ofType: "audio").first?.codecName == "aac")
+    }
+
+    @Test func namesTheClipAndParameterThatDiffer() throws {
+        let a = try clip("c.mp4", size: "320x240"), b = try clip("d.mp4", size: "316x240")
+        let out = directory.appendingPathComponent("refused.mp4")
+        let result = try ProcessRunner.reel(["merge", a.path, b.path, "--preset", "passthrough", "-o", out.path])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("clips[1]") && result.standardError.contains("width 316, not 320"))
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let transition = try ProcessRunner.reel(["merge", a.path, a.path, "--preset", "passthrough", "--transition", "dissolve:1",
+                                                 "-o", out.path])
+        #expect(transition.status == 2 && transition.standardError.contains("overlaps the clip before"))
+    }
+}

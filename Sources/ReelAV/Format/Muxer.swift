@@ -103,6 +103,9 @@ package final class Muxer {
     /// time base. `av_interleaved_write_frame` takes the packet's payload.
     package func write(_ packet: Packet, streamIndex: Int) throws(ReelError) {
         packet.setStreamIndex(streamIndex)
+        guard streamIndex < encoderTimeBases.count else {
+            throw ReelError(.invalidArgument, "stream \(streamIndex) has no encoder", subject: path)
+        }
         packet.rescale(from: encoderTimeBases[streamIndex], to: timeBase(ofStream: streamIndex))
         try FFmpeg.check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame", subject: path)
     }

@@ -363,7 +363,7 @@ public final class AssetWriter: @unchecked Sendable {
         releasePipelines()
     }
 
-    static func moveIntoPlace(_ source: URL, destination: URL) throws(ReelError) {
+    package static func moveIntoPlace(_ source: URL, destination: URL) throws(ReelError) {
         guard rename(source.path, destination.path) == 0 else {
             let message = String(cString: strerror(errno))
             throw ReelError(.io, "cannot move the finished file into place: \(message)", subject: destination.path,

@@ -25,7 +25,7 @@ public struct FileType: RawRepresentable, Sendable, Hashable, CustomStringConver
     }
 
     /// FFmpeg's muxer for this type.
-    var muxerName: String {
+    package var muxerName: String {
         switch self {
         case .mov: "mov"
         case .m4v: "ipod"
@@ -36,7 +36,7 @@ public struct FileType: RawRepresentable, Sendable, Hashable, CustomStringConver
     }
 
     /// MP4, MOV and M4V: the ISO base media family, with `movflags`.
-    var isISOBaseMedia: Bool { self == .mp4 || self == .mov || self == .m4v }
+    package var isISOBaseMedia: Bool { self == .mp4 || self == .mov || self == .m4v }
 
     public var description: String { rawValue }
 }

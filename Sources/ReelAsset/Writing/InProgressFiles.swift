@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The temporary files writers are filling right now, so that a program stopped by
 /// Ctrl-C or SIGTERM can remove them on the way out. Fragmented recordings are not
@@ -7,8 +7,8 @@ public enum InProgressFiles {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var urls: Set<URL> = []
 
-    static func add(_ url: URL) { lock.withLock { _ = urls.insert(url) } }
-    static func remove(_ url: URL) { lock.withLock { _ = urls.remove(url) } }
+    package static func add(_ url: URL) { lock.withLock { _ = urls.insert(url) } }
+    package static func remove(_ url: URL) { lock.withLock { _ = urls.remove(url) } }
 
     /// Deletes every listed file. Call it from a signal handler's queue before exiting.
     public static func removeAll() {

@@ -30,6 +30,7 @@ enum CompositionExport {
         let total = session.composition.duration.seconds
         try await session.export { fraction in box.update(fraction * total) }
         progress.finish()
+        for warning in session.warnings { console.printError("\(label): \(warning)") }
     }
 }
 
@@ -51,7 +52,7 @@ struct MergeCommand: Command {
         options: [
             .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
             .value("transition", short: "t", "KIND:S", help: "dissolve:S, push[-left|-right|-up|-down]:S or none (default)."),
-            .value("preset", "NAME", help: "640x480, 960x540, 1280x720 (default), 1920x1080, 3840x2160, low, medium, highest, hevc-…"),
+            .value("preset", "NAME", help: "passthrough (copy, no re-encoding), 640x480, 960x540, 1280x720 (default), 1920x1080, …"),
             .value("size", "WxH", help: "The render size (default: the first clip's); clips are fitted and centred."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
         ],

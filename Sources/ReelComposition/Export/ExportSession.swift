@@ -32,6 +32,11 @@ public final class ExportSession: @unchecked Sendable {
     private var _progress: Double = 0
     private var _error: ReelError?
     private var cancelled = false
+    private var _notes: [String] = []
+
+    /// What the export left out and why (the passthrough preset drops audio that not every
+    /// clip has), for the caller to show.
+    public var warnings: [String] { lock.withLock { _notes } }
 
     /// 0 to 1 while exporting. `progress`.
     public var progress: Double { lock.withLock { _progress } }
@@ -90,8 +95,11 @@ public final class ExportSession: @unchecked Sendable {
 
     private func run(progressHandler: (@Sendable (Double) -> Void)?) throws(ReelError) {
         guard let outputURL else { throw ReelError(.invalidArgument, "set outputURL before exporting", subject: "outputURL") }
-        guard preset != .passthrough else {
-            throw ReelError(.unsupported, "the passthrough preset is not built yet; use a sized preset", subject: preset.rawValue)
+        if preset == .passthrough {
+            let notes = try PassthroughExport.export(composition, to: outputURL, fileType: outputFileType,
+                                                     optimizeForNetwork: shouldOptimizeForNetworkUse)
+            lock.withLock { _notes = notes }
+            return
         }
         let video = videoComposition ?? VideoComposition(propertiesOf: composition)
         try video.validate(for: composition)
