@@ -72,3 +72,13 @@ f=$(measure ffmpeg -nostdin -y -v error -f concat -safe 0 -i "$list" -map 0:v:0 
 c=$(measure sh -c 'cat "$@" > "$0"' "$work/cp.bin" "${four[@]}")
 report "passthrough merge of 4 seed clips" "$r" "ffmpeg" "$f"
 report "passthrough merge vs cp of the bytes" "$r" "cp" "$c"
+
+# Speed changes of one clip, against the seed references (libx264 medium, CRF 23, AAC).
+if [[ -f "$shared_bench/ffmpeg-speed.sh" ]]; then
+  for mode in fast slow; do
+    rate=$([[ $mode == fast ]] && echo 5 || echo 0.25)
+    r=$(BENCH_RUNS=1 measure "$reel" speed "$clip" --rate "$rate" -o "$work/speed-$mode.mp4")
+    f=$(BENCH_RUNS=1 measure bash "$shared_bench/ffmpeg-speed.sh" "$clip" "$mode" "$work/ffmpeg-$mode.mp4")
+    report "speed $mode ($rate) of 01_nebula" "$r" "ffmpeg" "$f"
+  done
+fi

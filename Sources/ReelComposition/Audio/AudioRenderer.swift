@@ -1,5 +1,14 @@
+import ReelAV
 import ReelAsset
 import ReelCore
+
+/// How sped-up or slowed-down audio sounds. `AVAudioTimePitchAlgorithm`.
+public enum AudioTimePitchAlgorithm: Sendable, Hashable {
+    /// The pitch stays; the sound is stretched in time (FFmpeg's `atempo`). `.timeDomain`.
+    case timeDomain
+    /// Pitch follows speed, like a tape played fast or slow. `.varispeed`.
+    case varispeed
+}
 
 /// Mixes a composition's audio tracks into 48 kHz float audio, block by block in
 /// timeline order: each segment's source is read from its start, placed at its
@@ -10,12 +19,14 @@ final class AudioRenderer {
     let channels: Int
     private let composition: MutableComposition
     private let mix: AudioMix?
+    private let pitch: AudioTimePitchAlgorithm
     private var readers: [String: SegmentAudio] = [:]
 
-    init(composition: MutableComposition, mix: AudioMix?, channels: Int = 2) {
+    init(composition: MutableComposition, mix: AudioMix?, channels: Int = 2, pitch: AudioTimePitchAlgorithm = .timeDomain) {
         self.composition = composition
         self.mix = mix
         self.channels = channels
+        self.pitch = pitch
     }
 
     /// The mixed audio for samples `[start, start + count)` of the timeline.
@@ -35,7 +46,7 @@ final class AudioRenderer {
                 let key = "\(track.trackID)/\(segment.timeMapping.target.start)"
                 let source: SegmentAudio
                 if let existing = readers[key] { source = existing } else {
-                    source = try SegmentAudio(segment: segment, channels: channels)
+                    source = try SegmentAudio(segment: segment, channels: channels, pitch: pitch)
                     readers[key] = source
                 }
                 let offset = first - target.start.multiplied(byRatio: rate, divisor: 1).convertScale(1).value
@@ -67,9 +78,22 @@ final class SegmentAudio {
     private let start: MediaTime
     private var primed = false
     private let channels: Int
+    /// Stretches the source to the segment's speed; nil at normal speed.
+    private let stretch: AudioFilterGraph?
+    private var sourceEnded = false
 
-    init(segment: CompositionTrackSegment, channels: Int) throws(ReelError) {
+    init(segment: CompositionTrackSegment, channels: Int, pitch: AudioTimePitchAlgorithm = .timeDomain) throws(ReelError) {
         self.channels = channels
+        let rate = segment.rate
+        if abs(rate - 1) > 1e-9 {
+            let format = AudioFormat(sampleFormat: .floatPlanar, sampleRate: AudioRenderer.sampleRate,
+                                     channelLayout: .default(channels: channels))
+            let chain = pitch == .timeDomain ? AudioFilterGraph.tempoChain(rate: rate)
+                : "asetrate=\(Double(AudioRenderer.sampleRate) * rate),aresample=\(AudioRenderer.sampleRate)"
+            stretch = try AudioFilterGraph(description: chain, format: format)
+        } else {
+            stretch = nil
+        }
         buffered = Array(repeating: [], count: channels)
         start = segment.timeMapping.source.start
         guard let url = segment.sourceURL else {
@@ -77,12 +101,13 @@ final class SegmentAudio {
             output = nil
             return
         }
+        rateOfStretch = rate
         let asset = try Asset(url: url)
         guard let track = asset.track(withTrackID: segment.sourceTrackID) else {
             throw ReelError(.invalidArgument, "has no track \(segment.sourceTrackID)", subject: url.path)
         }
         let reader = try AssetReader(asset: asset)
-        reader.timeRange = MediaTimeRange(start: start, duration: .positiveInfinity)
+        reader.timeRange = segment.timeMapping.source
         let output = AssetReaderTrackOutput(track: track, audioSettings: AudioOutputSettings(
             sampleFormat: .floatPlanar, sampleRate: AudioRenderer.sampleRate, channelCount: channels))
         try reader.add(output)
@@ -91,18 +116,38 @@ final class SegmentAudio {
         self.output = output
     }
 
+    private var rateOfStretch: Double = 1
+
+    private func append(_ audio: AudioBuffer) {
+        for c in 0..<channels { buffered[c] += audio.floatSamples(channel: min(c, audio.format.channelCount - 1)) }
+    }
+
     /// `count` samples per channel from position `offset` (samples after the segment's start).
     func samples(from offset: Int64, count: Int) throws(ReelError) -> [[Float]] {
         while bufferedStart + Int64(buffered[0].count) < offset + Int64(count) {
-            guard let output, let sample = try output.copyNextSampleBuffer(), let audio = sample.audioBuffer else { break }
+            guard !sourceEnded, let output else { break }
+            guard let sample = try output.copyNextSampleBuffer(), let audio = sample.audioBuffer else {
+                sourceEnded = true
+                if let stretch {
+                    try stretch.finish()
+                    while let out = try stretch.pull() { append(out) }
+                }
+                break
+            }
             if !primed {
-                // Silence before the source's first sample, if it starts late.
+                // Silence before the source's first sample, if it starts late (stretched too).
                 let lead = (sample.presentationTime - start).multiplied(byRatio: Int64(AudioRenderer.sampleRate), divisor: 1)
                     .convertScale(1).value
-                if lead > 0 { for c in 0..<channels { buffered[c] += [Float](repeating: 0, count: Int(lead)) } }
+                let scaled = stretch == nil ? lead : Int64((Double(lead) / max(rateOfStretch, 1e-6)).rounded())
+                if scaled > 0 { for c in 0..<channels { buffered[c] += [Float](repeating: 0, count: Int(scaled)) } }
                 primed = true
             }
-            for c in 0..<channels { buffered[c] += audio.floatSamples(channel: min(c, audio.format.channelCount - 1)) }
+            if let stretch {
+                try stretch.push(audio)
+                while let out = try stretch.pull() { append(out) }
+            } else {
+                append(audio)
+            }
         }
         // Drop what lies before `offset`, then hand out `count` samples (zero-padded at the end).
         let drop = Int(max(0, min(offset - bufferedStart, Int64(buffered[0].count))))

@@ -26,6 +26,8 @@ public final class ExportSession: @unchecked Sendable {
     public var shouldOptimizeForNetworkUse = true
     /// Stop the export at about this many bytes (0: no limit). `fileLengthLimit`.
     public var fileLengthLimit: Int64 = 0
+    /// How sped-up or slowed-down audio sounds: pitch kept by default. `audioTimePitchAlgorithm`.
+    public var audioTimePitchAlgorithm: AudioTimePitchAlgorithm = .timeDomain
 
     private let lock = NSLock()
     private var _status: Status = .waiting
@@ -123,7 +125,7 @@ public final class ExportSession: @unchecked Sendable {
         let renderer = try VideoRenderer(composition: composition, videoComposition: video, outputWidth: width,
                                          outputHeight: height)
         defer { renderer.close() }
-        let audio = AudioRenderer(composition: composition, mix: audioMix)
+        let audio = AudioRenderer(composition: composition, mix: audioMix, pitch: audioTimePitchAlgorithm)
         try writer.startWriting()
         writer.startSession(atSourceTime: .zero)
         let block = 1024

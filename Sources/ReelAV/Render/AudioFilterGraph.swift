@@ -1,0 +1,108 @@
+import CFFmpeg
+package import ReelCore
+
+/// A libavfilter graph for audio: `abuffer` → the described chain → `abuffersink`,
+/// for what FFmpeg does well with sound (`atempo`: speed without a change of pitch).
+/// Buffers go in with ``push(_:)`` and come out with ``pull()``; ``finish()`` drains it.
+package final class AudioFilterGraph {
+    private var graph: UnsafeMutablePointer<AVFilterGraph>?
+    private let source: UnsafeMutablePointer<AVFilterContext>
+    private let sink: UnsafeMutablePointer<AVFilterContext>
+    private let input: Frame
+    private let output: Frame
+    private var samplesIn: Int64 = 0
+    package let format: AudioFormat
+
+    /// - Parameter description: a chain such as `atempo=0.5,atempo=0.5`.
+    package init(description: String, format: AudioFormat) throws(ReelError) {
+        FFmpeg.prepare()
+        guard let graph = avfilter_graph_alloc() else {
+            throw ReelError(.outOfMemory, "cannot allocate a filter graph", operation: "avfilter_graph_alloc")
+        }
+        self.graph = graph
+        self.format = format
+        input = try Frame()
+        output = try Frame()
+        var created: UnsafeMutablePointer<AVFilterContext>?
+        let arguments = "time_base=1/\(format.sampleRate):sample_rate=\(format.sampleRate):sample_fmt=\(format.sampleFormat.rawValue)"
+            + ":channel_layout=\(format.channelLayout.name)"
+        do throws(ReelError) {
+            try FFmpeg.check(avfilter_graph_create_filter(&created, avfilter_get_by_name("abuffer"), "in", arguments, nil, graph),
+                             "avfilter_graph_create_filter abuffer")
+            guard let created else { throw ReelError(.ffmpeg, "no audio buffer source") }
+            source = created
+            var sinkContext: UnsafeMutablePointer<AVFilterContext>?
+            try FFmpeg.check(avfilter_graph_create_filter(&sinkContext, avfilter_get_by_name("abuffersink"), "out", nil, nil, graph),
+                             "avfilter_graph_create_filter abuffersink")
+            guard let sinkContext else { throw ReelError(.ffmpeg, "no audio buffer sink") }
+            sink = sinkContext
+            var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
+            defer {
+                avfilter_inout_free(&outputs)
+                avfilter_inout_free(&inputs)
+            }
+            guard let outputPad = outputs, let inputPad = inputs else {
+                throw ReelError(.outOfMemory, "cannot allocate filter pads")
+            }
+            outputPad.pointee.name = av_strdup("in")
+            outputPad.pointee.filter_ctx = source
+            inputPad.pointee.name = av_strdup("out")
+            inputPad.pointee.filter_ctx = sink
+            let chain = "\(description),aformat=sample_fmts=\(format.sampleFormat.rawValue):sample_rates=\(format.sampleRate)"
+                + ":channel_layouts=\(format.channelLayout.name)"
+            try FFmpeg.check(avfilter_graph_parse_ptr(graph, chain, &inputs, &outputs, nil),
+                             "avfilter_graph_parse_ptr '\(description)'")
+            try FFmpeg.check(avfilter_graph_config(graph, nil), "avfilter_graph_config")
+        } catch {
+            avfilter_graph_free(&self.graph)
+            throw error
+        }
+    }
+
+    deinit { avfilter_graph_free(&graph) }
+
+    /// The `atempo` chain that plays audio `rate` times as fast (0.25 is x4 slow), each
+    /// stage within the 0.5…100 that the filter takes.
+    package static func tempoChain(rate: Double) -> String {
+        var remaining = rate
+        var stages: [String] = []
+        while remaining < 0.5 {
+            stages.append("atempo=0.5")
+            remaining /= 0.5
+        }
+        while remaining > 100 {
+            stages.append("atempo=100")
+            remaining /= 100
+        }
+        stages.append("atempo=\(remaining)")
+        return stages.joined(separator: ",")
+    }
+
+    /// Feeds audio in the graph's format.
+    package func push(_ buffer: AudioBuffer) throws(ReelError) {
+        guard buffer.frameCount > 0 else { return }
+        var layout = format.channelLayout.av
+        defer { av_channel_layout_uninit(&layout) }
+        try input.allocateAudio(samples: buffer.frameCount, format: format.sampleFormat.av, sampleRate: format.sampleRate,
+                                layout: &layout)
+        try input.copyAudio(from: buffer, offset: 0, count: buffer.frameCount)
+        input.presentationTimestamp = samplesIn
+        samplesIn += Int64(buffer.frameCount)
+        try FFmpeg.check(av_buffersrc_add_frame_flags(source, input.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)),
+                         "av_buffersrc_add_frame_flags")
+    }
+
+    /// Tells the graph no more audio comes, so that it lets out what it holds.
+    package func finish() throws(ReelError) {
+        try FFmpeg.check(av_buffersrc_add_frame_flags(source, nil, 0), "av_buffersrc_add_frame_flags")
+    }
+
+    /// What the graph has ready, or nil when it needs more input (or is drained).
+    package func pull() throws(ReelError) -> AudioBuffer? {
+        output.reset()
+        let result = av_buffersink_get_frame(sink, output.pointer)
+        if result == FFmpeg.again || result == FFmpeg.endOfFile { return nil }
+        try FFmpeg.check(result, "av_buffersink_get_frame")
+        return try output.audioBuffer()
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import ReelAsset
+import ReelComposition
+import ReelCore
+
+/// `reel speed IN --rate R -o OUT`: a clip played faster or slower.
+struct SpeedCommand: Command {
+    let spec = CommandSpec(
+        name: "speed",
+        abstract: "Play a clip faster or slower (x5 fast, x4 slow), keeping the pitch.",
+        usage: "IN --rate R -o OUT [--preset NAME] [--varispeed]",
+        positionals: 1...1,
+        options: [
+            .value("rate", short: "r", "R", help: "5 is five times as fast, 0.25 four times as slow (1/16...16)."),
+            .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
+            .value("preset", "NAME", help: "640x480, …, highest (default: highest, the source size)."),
+            .flag("varispeed", help: "Let the pitch follow the speed, like tape."),
+            .flag("json", help: "Print progress as JSON lines on stdout."),
+        ],
+        discussion: """
+        Example:
+          reel speed clip.mp4 --rate 5 -o fast.mp4
+          reel speed clip.mp4 --rate 0.25 -o slow.mp4
+        """)
+
+    func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+        guard let rate = try arguments.double("rate", in: 1.0 / 16...16) else {
+            throw UsageError("'speed' needs --rate R", command: spec.name)
+        }
+        let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
+        let preset = try CompositionExport.preset(arguments, command: spec.name, default: .highestQuality)
+        let input = arguments.positionals[0]
+        if URL(fileURLWithPath: input).standardizedFileURL == url.standardizedFileURL {
+            throw ReelError(.invalidArgument, "the output would overwrite the input", subject: input)
+        }
+        let change = try SpeedChange(asset: try Asset(path: input), rate: rate)
+        let session = ExportSession(composition: change.composition, preset: preset == .passthrough ? .highestQuality : preset)
+        session.outputURL = url
+        session.outputFileType = type
+        session.videoComposition = change.videoComposition
+        session.audioTimePitchAlgorithm = arguments.flag("varispeed") ? .varispeed : .timeDomain
+        try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "speed")
+        return 0
+    }
+}
