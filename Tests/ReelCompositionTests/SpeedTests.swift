@@ -71,6 +71,17 @@ import Testing
         #expect(abs(try toneFrequency(url) - 220) < 220 * 0.02)
     }
 
+    @Test func stretchedCopyKeepsEveryFrameAndRescalesTime() throws {
+        let clip = try toneClip()
+        let url = directory.appendingPathComponent("stretched.mp4")
+        try StretchedCopy.write(clip, rate: 0.25, to: url)
+        #expect(try FFprobe.countFrames(url) == 50)
+        let probe = try FFprobe.probe(url)
+        #expect(abs((probe.duration ?? 0) - 8) <= 0.16)  // one stretched frame
+        #expect(abs(try toneFrequency(url) - 440) < 440 * 0.01)
+        #expect(throws: ReelError.self) { try StretchedCopy.write(clip, rate: 2, to: url) }
+    }
+
     @Test func refusesAbsurdRates() throws {
         let clip = try toneClip()
         #expect(throws: ReelError.self) { try SpeedChange(asset: clip, rate: 0) }

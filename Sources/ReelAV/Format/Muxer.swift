@@ -7,7 +7,7 @@ package import ReelCore
 package final class Muxer {
     let context: UnsafeMutablePointer<AVFormatContext>
     package let path: String
-    private var encoderTimeBases: [Rational] = []
+    private var encoderTimeBases: [Int: Rational] = [:]
     private var headerWritten = false
     private var ioOpen = false
 
@@ -47,7 +47,7 @@ package final class Muxer {
             let bytes = Array(codecTag.utf8).map(UInt32.init)
             stream.pointee.codecpar.pointee.codec_tag = bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24
         }
-        encoderTimeBases.append(encoder.timeBase)
+        encoderTimeBases[Int(stream.pointee.index)] = encoder.timeBase
         return Int(stream.pointee.index)
     }
 
@@ -103,10 +103,10 @@ package final class Muxer {
     /// time base. `av_interleaved_write_frame` takes the packet's payload.
     package func write(_ packet: Packet, streamIndex: Int) throws(ReelError) {
         packet.setStreamIndex(streamIndex)
-        guard streamIndex < encoderTimeBases.count else {
+        guard let encoderTimeBase = encoderTimeBases[streamIndex] else {
             throw ReelError(.invalidArgument, "stream \(streamIndex) has no encoder", subject: path)
         }
-        packet.rescale(from: encoderTimeBases[streamIndex], to: timeBase(ofStream: streamIndex))
+        packet.rescale(from: encoderTimeBase, to: timeBase(ofStream: streamIndex))
         try FFmpeg.check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame", subject: path)
     }
 

@@ -39,6 +39,25 @@ extension Muxer {
     }
 }
 
+extension Muxer {
+    /// Writes a copied packet with every timestamp and its duration multiplied by
+    /// `stretch` (4/1 plays four times as slow), in the stream's own time base.
+    package func writeStretched(_ packet: Packet, streamIndex: Int, source: Rational, stretch: Rational) throws(ReelError) {
+        let p = packet.pointer
+        func scaled(_ value: Int64) -> Int64 {
+            value == FFmpeg.noTimestamp ? value
+                : av_rescale(value, Int64(stretch.numerator), Int64(stretch.denominator))
+        }
+        p.pointee.pts = scaled(p.pointee.pts)
+        p.pointee.dts = scaled(p.pointee.dts)
+        p.pointee.duration = scaled(p.pointee.duration)
+        packet.setStreamIndex(streamIndex)
+        p.pointee.pos = -1
+        packet.rescale(from: source, to: timeBase(ofStream: streamIndex))
+        try writeRaw(packet)
+    }
+}
+
 /// What ``Muxer/writeCopy(_:streamIndex:source:offset:join:)`` remembers between packets.
 package struct StreamJoin {
     var last: [Int: Int64] = [:]

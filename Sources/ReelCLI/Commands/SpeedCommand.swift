@@ -13,7 +13,7 @@ struct SpeedCommand: Command {
         options: [
             .value("rate", short: "r", "R", help: "5 is five times as fast, 0.25 four times as slow (1/16...16)."),
             .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
-            .value("preset", "NAME", help: "640x480, …, highest (default: highest, the source size)."),
+            .value("preset", "NAME", help: "passthrough (the default for slow-downs: frames copied), 640x480, …, highest."),
             .flag("varispeed", help: "Let the pitch follow the speed, like tape."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
         ],
@@ -28,17 +28,32 @@ struct SpeedCommand: Command {
             throw UsageError("'speed' needs --rate R", command: spec.name)
         }
         let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
-        let preset = try CompositionExport.preset(arguments, command: spec.name, default: .highestQuality)
+        let preset = try CompositionExport.preset(arguments, command: spec.name,
+                                                  default: rate < 1 ? .passthrough : .highestQuality)
         let input = arguments.positionals[0]
         if URL(fileURLWithPath: input).standardizedFileURL == url.standardizedFileURL {
             throw ReelError(.invalidArgument, "the output would overwrite the input", subject: input)
         }
-        let change = try SpeedChange(asset: try Asset(path: input), rate: rate)
+        let asset = try Asset(path: input)
+        let pitch: AudioTimePitchAlgorithm = arguments.flag("varispeed") ? .varispeed : .timeDomain
+        if preset == .passthrough {
+            guard rate < 1 else {
+                throw UsageError("--preset passthrough keeps every frame, so it only slows down (a rate below 1)",
+                                 command: spec.name)
+            }
+            // Every frame kept: copy the pictures with stretched timestamps, re-encode only the sound.
+            let progress = ProgressReporter(console: console, json: arguments.flag("json"), total: 1, label: "speed")
+            let box = ProgressBox(progress)
+            try StretchedCopy.write(asset, rate: rate, to: url, fileType: type, pitch: pitch) { box.update($0) }
+            progress.finish()
+            return 0
+        }
+        let change = try SpeedChange(asset: asset, rate: rate)
         let session = ExportSession(composition: change.composition, preset: preset == .passthrough ? .highestQuality : preset)
         session.outputURL = url
         session.outputFileType = type
         session.videoComposition = change.videoComposition
-        session.audioTimePitchAlgorithm = arguments.flag("varispeed") ? .varispeed : .timeDomain
+        session.audioTimePitchAlgorithm = pitch
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "speed")
         return 0
     }

@@ -1,0 +1,156 @@
+public import Foundation
+import ReelAV
+public import ReelAsset
+public import ReelCore
+
+/// A slow-down that keeps every frame: the video's packets are copied with their
+/// timestamps stretched, so no picture is decoded or encoded, and only the audio is
+/// re-encoded, through `atempo` (pitch kept) or varispeed.
+public enum StretchedCopy {
+    /// Writes `asset` played at `rate` (below 1) to `url`.
+    /// - Throws: ``ReelError`` for a rate that is not a slow-down, or a read or write failure.
+    ///   The output appears only when complete.
+    public static func write(_ asset: Asset, rate: Double, to url: URL, fileType: FileType = .mp4,
+                             pitch: AudioTimePitchAlgorithm = .timeDomain,
+                             progress: (@Sendable (Double) -> Void)? = nil) throws(ReelError) {
+        guard rate > 0, rate < 1, rate >= 1.0 / 16 else {
+            throw ReelError(.invalidArgument, "a stretched copy slows down: the rate must be in 1/16..<1, not \(rate)",
+                            subject: "rate")
+        }
+        guard let video = asset.tracks(withMediaType: .video).first else {
+            throw ReelError(.invalidData, "has no video track", subject: asset.url.path)
+        }
+        // rate = 1/4 → every timestamp × 4; other rates as the nearest fraction over 1000.
+        let stretch = Self.fraction(1 / rate)
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(url.pathExtension)")
+        InProgressFiles.add(temporary)
+        defer { InProgressFiles.remove(temporary) }
+        do throws(ReelError) {
+            let demuxer = try Demuxer(path: asset.url.path, probing: false)
+            let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
+            let videoOut = try muxer.addStream(copying: demuxer, streamIndex: video.streamIndex)
+            if !video.preferredTransform.isIdentity {
+                try muxer.setDisplayMatrix(video.preferredTransform, streamIndex: videoOut)
+            }
+            var audio: AudioStretcher?
+            if let track = asset.tracks(withMediaType: .audio).first {
+                audio = try AudioStretcher(asset: asset, track: track, rate: rate, pitch: pitch, muxer: muxer)
+            }
+            for stream in demuxer.streams.indices where stream != video.streamIndex {
+                demuxer.setDiscarded(true, streamIndex: stream)
+            }
+            try muxer.writeHeader(options: fileType == .mp4 || fileType == .mov || fileType == .m4v ? ["movflags": "+faststart"] : [:])
+            let packet = try Packet()
+            let timeBase = demuxer.streams[video.streamIndex].timeBase
+            let total = max(asset.duration.seconds, 0.001)
+            while try demuxer.read(into: packet) {
+                guard packet.streamIndex == video.streamIndex else { continue }
+                let sourceTime = timeBase.time(packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp
+                                                                                            : packet.presentationTimestamp)
+                try muxer.writeStretched(packet, streamIndex: videoOut, source: timeBase, stretch: stretch)
+                // Audio up to the same (stretched) time, so the file interleaves.
+                if sourceTime.isNumeric {
+                    try audio?.encode(untilSourceTime: sourceTime)
+                    progress?(min(1, sourceTime.seconds / total))
+                }
+            }
+            try audio?.finish()
+            try muxer.finish()
+            try AssetWriter.moveIntoPlace(temporary, destination: url)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error.about(url.path)
+        }
+    }
+
+    static func fraction(_ value: Double) -> Rational {
+        let whole = value.rounded()
+        if abs(value - whole) < 1e-9 { return Rational(Int32(whole), 1) }
+        return Rational(Int32((value * 1000).rounded()), 1000)
+    }
+}
+
+/// Decodes a track's audio, stretches it, encodes AAC and hands packets to the muxer.
+final class AudioStretcher {
+    private let reader: AssetReader
+    private let output: AssetReaderTrackOutput
+    private let graph: AudioFilterGraph
+    private let encoder: Encoder
+    private let stream: Int
+    private let muxer: Muxer
+    private let frame: Frame
+    private let packet: Packet
+    private var pending: AudioBuffer?
+    private var sent: Int64 = 0
+    private var sourceDone = false
+
+    init(asset: Asset, track: AssetTrack, rate: Double, pitch: AudioTimePitchAlgorithm, muxer: Muxer) throws(ReelError) {
+        let channels = min(max(track.channelCount, 1), 2)
+        let format = AudioFormat(sampleFormat: .floatPlanar, sampleRate: 48000, channelLayout: .default(channels: channels))
+        reader = try AssetReader(asset: asset)
+        output = AssetReaderTrackOutput(track: track, audioSettings: AudioOutputSettings(
+            sampleFormat: .floatPlanar, sampleRate: 48000, channelCount: channels))
+        try reader.add(output)
+        try reader.startReading()
+        let chain = pitch == .timeDomain ? AudioFilterGraph.tempoChain(rate: rate)
+            : "asetrate=\(48000.0 * rate),aresample=48000"
+        graph = try AudioFilterGraph(description: chain, format: format)
+        var configuration = AudioEncoderConfiguration(encoderName: "aac", sampleRate: 48000,
+                                                      channelLayout: .default(channels: channels), bitRate: 64_000 * channels)
+        configuration.globalHeader = muxer.wantsGlobalHeader
+        encoder = try Encoder(audio: configuration)
+        stream = try muxer.addStream(for: encoder)
+        self.muxer = muxer
+        frame = try encoder.makeAudioFrame(samples: max(encoder.frameSize, 1024))
+        packet = try Packet()
+    }
+
+    /// Encodes the stretched audio of the source up to `time` (in source time).
+    func encode(untilSourceTime time: MediaTime) throws(ReelError) {
+        while !sourceDone {
+            guard let sample = try output.copyNextSampleBuffer(), let audio = sample.audioBuffer else {
+                sourceDone = true
+                try graph.finish()
+                try drainGraph(final: true)
+                return
+            }
+            try graph.push(audio)
+            try drainGraph(final: false)
+            if sample.timeRange.end >= time { return }
+        }
+    }
+
+    func finish() throws(ReelError) {
+        try encode(untilSourceTime: .positiveInfinity)
+        if let rest = pending, rest.frameCount > 0 { try send(rest) }
+        pending = nil
+        _ = try encoder.send(nil)
+        try receive()
+    }
+
+    private func drainGraph(final: Bool) throws(ReelError) {
+        while let out = try graph.pull() {
+            if pending == nil { pending = out } else { try pending?.append(out) }
+        }
+        let size = max(encoder.frameSize, 1024)
+        while let buffer = pending, buffer.frameCount >= size {
+            try send(buffer.slice(from: 0, count: size))
+            pending = buffer.slice(from: size, count: buffer.frameCount - size)
+        }
+    }
+
+    private func send(_ buffer: AudioBuffer) throws(ReelError) {
+        try frame.copyAudio(from: buffer, offset: 0, count: buffer.frameCount)
+        frame.presentationTimestamp = sent
+        sent += Int64(buffer.frameCount)
+        while try encoder.send(frame) == .needsInput { try receive() }
+        try receive()
+    }
+
+    private func receive() throws(ReelError) {
+        while try encoder.receive(into: packet) == .produced {
+            try muxer.write(packet, streamIndex: stream)
+        }
+    }
+}
