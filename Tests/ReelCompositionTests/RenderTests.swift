@@ -69,6 +69,27 @@ import Testing
         #expect(abs(luma(frame, 0, 10) - 40) <= 2 && abs(luma(frame, 127, 60) - 220) <= 2)
     }
 
+    @Test func wipeFadeSlideAndZoomAtTheirMidpoints() throws {
+        let a = try solidClip("t-a", luma: 40), b = try solidClip("t-b", luma: 220)
+        let one = MediaTime(value: 1, timescale: 1)
+        func midFrame(_ transition: Transition) throws -> PixelBuffer {
+            let sequence = try ClipSequence(assets: [a, b], transitions: [transition])
+            let renderer = try VideoRenderer(composition: sequence.composition, videoComposition: sequence.videoComposition,
+                                             outputWidth: 128, outputHeight: 72)
+            return try renderer.frame(at: MediaTime(value: 3, timescale: 2))
+        }
+        let wipe = try midFrame(.wipe(duration: one, direction: .left))
+        #expect(abs(luma(wipe, 30, 36) - 40) <= 2 && abs(luma(wipe, 100, 36) - 220) <= 2)
+        let fade = try midFrame(.fadeThroughBlack(duration: one))
+        #expect(luma(fade, 64, 36) <= 18)
+        let slide = try midFrame(.slide(duration: one, direction: .left))
+        #expect(abs(luma(slide, 30, 36) - 40) <= 2 && abs(luma(slide, 100, 36) - 220) <= 2)
+        let zoom = try midFrame(.zoom(duration: one))
+        #expect(abs(luma(zoom, 64, 36) - 220) <= 2 && abs(luma(zoom, 2, 2) - 40) <= 2)
+        #expect(Transition(spec: "wipe-up:0.5") == .wipe(duration: MediaTime(value: 300, timescale: 600), direction: .up))
+        #expect(Transition(spec: "sparkle:1") == nil)
+    }
+
     @Test func stickerOpacityAtTheSeedTimes() throws {
         let clip = try solidClip("sticker", luma: 16, seconds: 9)
         let sequence = try ClipSequence(assets: [clip])

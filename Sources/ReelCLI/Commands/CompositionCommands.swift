@@ -51,7 +51,8 @@ struct MergeCommand: Command {
         positionals: 1...Int.max, positionalsUnbounded: true,
         options: [
             .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
-            .value("transition", short: "t", "KIND:S", help: "dissolve:S, push[-left|-right|-up|-down]:S or none (default)."),
+            .value("transition", short: "t", "KIND:S",
+                   help: "dissolve:S, push[-DIR]:S, slide[-DIR]:S, wipe[-DIR]:S, fade:S, zoom:S or none (DIR: left, right, up, down)."),
             .value("preset", "NAME", help: "passthrough (copy, no re-encoding), 640x480, 960x540, 1280x720 (default), 1920x1080, …"),
             .value("size", "WxH", help: "The render size (default: the first clip's); clips are fitted and centred."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
@@ -70,7 +71,7 @@ struct MergeCommand: Command {
         let transition: Transition
         if let text = arguments.value("transition") {
             guard let parsed = Transition(spec: text) else {
-                throw UsageError("--transition is dissolve:S, push:S (push-up, push-down, push-right) or none, not '\(text)'",
+                throw UsageError("--transition is dissolve:S, push[-DIR]:S, slide[-DIR]:S, wipe[-DIR]:S, fade:S, zoom:S or none, not '\(text)'",
                                  command: spec.name)
             }
             transition = parsed

@@ -78,10 +78,16 @@ public struct ClipSequence: Sendable {
                 var from = layers[fromIndex], to = layers[1 - fromIndex]
                 let joinIndex = ranges.indices.last { ranges[$0].start <= start } .map { max(0, $0 - 1) } ?? 0
                 let transition = joinIndex < joins.count ? joins[joinIndex] : .none
+                let fromClip = clipIndex(at: start, track: from.trackID)
                 Self.apply(transition, from: &from, to: &to, range: instruction.timeRange, size: size,
-                           fromFit: clipIndex(at: start, track: from.trackID).map { fits[$0] } ?? .identity,
-                           toFit: clipIndex(at: start, track: to.trackID).map { fits[$0] } ?? .identity)
-                layers = [from, to]
+                           fromFit: fromClip.map { fits[$0] } ?? .identity,
+                           toFit: clipIndex(at: start, track: to.trackID).map { fits[$0] } ?? .identity,
+                           fromNatural: fromClip.flatMap { assets[$0].tracks(withMediaType: .video).first?.naturalSize } ?? size)
+                // Slides and zooms draw the incoming clip on top; the rest the outgoing one.
+                switch transition {
+                case .slide, .zoom: layers = [to, from]
+                default: layers = [from, to]
+                }
                 // Sound crossfades over the same window.
                 let fromAudio = audioTracks[(from.trackID - 1) % 2].trackID, toAudio = audioTracks[(to.trackID - 1) % 2].trackID
                 for (trackID, startVolume, endVolume) in [(fromAudio, 1.0, 0.0), (toAudio, 0.0, 1.0)] {
@@ -115,24 +121,51 @@ public struct ClipSequence: Sendable {
 
     static func apply(_ transition: Transition, from: inout VideoCompositionLayerInstruction,
                       to: inout VideoCompositionLayerInstruction, range: MediaTimeRange, size: Size,
-                      fromFit: ReelCore.AffineTransform, toFit: ReelCore.AffineTransform) {
+                      fromFit: ReelCore.AffineTransform, toFit: ReelCore.AffineTransform, fromNatural: Size) {
+        func offset(_ direction: Transition.Direction) -> (Double, Double) {
+            switch direction {
+            case .left: (-size.width, 0)
+            case .right: (size.width, 0)
+            case .up: (0, -size.height)
+            case .down: (0, size.height)
+            }
+        }
+        func moved(_ t: ReelCore.AffineTransform, _ dx: Double, _ dy: Double) -> ReelCore.AffineTransform {
+            t.concatenating(ReelCore.AffineTransform(translationX: dx, y: dy))
+        }
         switch transition {
         case .none:
             break
         case .dissolve:
             from.setOpacityRamp(fromStartOpacity: 1, toEndOpacity: 0, timeRange: range)
         case .push(_, let direction):
-            let (dx, dy): (Double, Double) = switch direction {
-            case .left: (-size.width, 0)
-            case .right: (size.width, 0)
-            case .up: (0, -size.height)
-            case .down: (0, size.height)
+            let (dx, dy) = offset(direction)
+            from.setTransformRamp(fromStart: fromFit, toEnd: moved(fromFit, dx, dy), timeRange: range)
+            to.setTransformRamp(fromStart: moved(toFit, -dx, -dy), toEnd: toFit, timeRange: range)
+        case .slide(_, let direction):
+            let (dx, dy) = offset(direction)
+            to.setTransformRamp(fromStart: moved(toFit, -dx, -dy), toEnd: toFit, timeRange: range)
+        case .wipe(_, let direction):
+            // The outgoing clip (on top) is cropped away from the side the edge moves toward.
+            let full = Rect(origin: .zero, size: fromNatural)
+            let gone: Rect = switch direction {
+            case .left: Rect(x: 0, y: 0, width: 0, height: fromNatural.height)
+            case .right: Rect(x: fromNatural.width, y: 0, width: 0, height: fromNatural.height)
+            case .up: Rect(x: 0, y: 0, width: fromNatural.width, height: 0)
+            case .down: Rect(x: 0, y: fromNatural.height, width: fromNatural.width, height: 0)
             }
-            from.setTransformRamp(fromStart: fromFit,
-                                  toEnd: fromFit.concatenating(ReelCore.AffineTransform(translationX: dx, y: dy)),
-                                  timeRange: range)
-            to.setTransformRamp(fromStart: toFit.concatenating(ReelCore.AffineTransform(translationX: -dx, y: -dy)),
-                                toEnd: toFit, timeRange: range)
+            from.setCropRectangleRamp(fromStartCropRectangle: full, toEndCropRectangle: gone, timeRange: range)
+        case .fadeThroughBlack:
+            let half = MediaTimeRange(start: range.start, duration: range.duration.multiplied(byRatio: 1, divisor: 2))
+            let second = MediaTimeRange(start: half.end, end: range.end)
+            from.setOpacityRamp(fromStartOpacity: 1, toEndOpacity: 0, timeRange: half)
+            to.setOpacity(0, at: range.start)
+            to.setOpacityRamp(fromStartOpacity: 0, toEndOpacity: 1, timeRange: second)
+        case .zoom:
+            let centre = ReelCore.AffineTransform(translationX: -size.width / 2, y: -size.height / 2)
+            let small = toFit.concatenating(centre).concatenating(ReelCore.AffineTransform(scaleX: 0.02, y: 0.02))
+                .concatenating(ReelCore.AffineTransform(translationX: size.width / 2, y: size.height / 2))
+            to.setTransformRamp(fromStart: small, toEnd: toFit, timeRange: range)
         }
     }
 }

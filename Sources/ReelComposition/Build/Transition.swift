@@ -8,6 +8,14 @@ public enum Transition: Sendable, Hashable {
     case dissolve(duration: MediaTime)
     /// The incoming clip pushes the outgoing one off screen, toward `direction`.
     case push(duration: MediaTime, direction: Direction)
+    /// The incoming clip slides in over the outgoing one, moving toward `direction`.
+    case slide(duration: MediaTime, direction: Direction)
+    /// An edge moving toward `direction` uncovers the incoming clip.
+    case wipe(duration: MediaTime, direction: Direction)
+    /// Down to black over the first half, up from black over the second.
+    case fadeThroughBlack(duration: MediaTime)
+    /// The incoming clip grows from the centre to fill the frame.
+    case zoom(duration: MediaTime)
 
     public enum Direction: String, Sendable, Hashable, CaseIterable {
         case left, right, up, down
@@ -17,11 +25,12 @@ public enum Transition: Sendable, Hashable {
     public var duration: MediaTime {
         switch self {
         case .none: .zero
-        case .dissolve(let duration), .push(let duration, _): duration
+        case .dissolve(let duration), .push(let duration, _), .slide(let duration, _), .wipe(let duration, _),
+             .fadeThroughBlack(let duration), .zoom(let duration): duration
         }
     }
 
-    /// Parses `dissolve:2`, `push:1.5`, `push-up:1`, `none`.
+    /// Parses `dissolve:2`, `push:1.5`, `push-up:1`, `slide-right:1`, `wipe:1`, `fade:1`, `zoom:1`, `none`.
     public init?(spec: String) {
         let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
         let seconds = parts.count > 1 ? Double(parts[1]) : 1
@@ -30,13 +39,17 @@ public enum Transition: Sendable, Hashable {
             return nil
         }
         let duration = MediaTime(seconds: seconds, preferredTimescale: 600)
-        switch parts[0] {
+        let words = parts[0].split(separator: "-", maxSplits: 1).map(String.init)
+        let direction = words.count > 1 ? Direction(rawValue: words[1]) : .left
+        guard let direction else { return nil }
+        switch words[0] {
         case "none": self = .none
-        case "dissolve": self = .dissolve(duration: duration)
-        case "push", "push-left": self = .push(duration: duration, direction: .left)
-        case "push-right": self = .push(duration: duration, direction: .right)
-        case "push-up": self = .push(duration: duration, direction: .up)
-        case "push-down": self = .push(duration: duration, direction: .down)
+        case "dissolve" where words.count == 1: self = .dissolve(duration: duration)
+        case "push": self = .push(duration: duration, direction: direction)
+        case "slide": self = .slide(duration: duration, direction: direction)
+        case "wipe": self = .wipe(duration: duration, direction: direction)
+        case "fade" where words.count == 1: self = .fadeThroughBlack(duration: duration)
+        case "zoom" where words.count == 1: self = .zoom(duration: duration)
         default: return nil
         }
     }
