@@ -49,7 +49,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ReelAssetTests", dependencies: ["ReelAsset", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelFiltersTests", dependencies: ["ReelFilters", "ReelTestSupport"], swiftSettings: strict),
-        .testTarget(name: "ReelCompositionTests", dependencies: ["ReelComposition", "ReelTestSupport"],
+        .testTarget(name: "ReelCompositionTests", dependencies: ["ReelComposition", "ReelTestSupport", "reel"],
                     swiftSettings: strict),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),
     ],

@@ -13,12 +13,33 @@ public struct ClipSequence: Sendable {
     /// Where each clip sits on the timeline.
     public let clipRanges: [MediaTimeRange]
 
+    /// One clip of a sequence: a range of a file, played at a speed.
+    public struct Clip: Sendable {
+        public var asset: Asset
+        /// The part of the file to use; the whole file when nil.
+        public var range: MediaTimeRange?
+        /// 1 is normal, 2 twice as fast, 0.5 half as fast.
+        public var speed: Double
+
+        public init(asset: Asset, range: MediaTimeRange? = nil, speed: Double = 1) {
+            self.asset = asset
+            self.range = range
+            self.speed = speed
+        }
+    }
+
     /// - Parameters:
     ///   - transitions: the transition after each clip but the last; repeated when shorter.
     ///   - renderSize: the frame size; the first clip's displayed size when nil.
     /// - Throws: ``ReelError`` naming the clip (`clips[2]`) that has no video or is too short
     ///   for its transitions.
     public init(assets: [Asset], transitions: [Transition] = [.none], renderSize: Size? = nil) throws(ReelError) {
+        try self.init(clips: assets.map { Clip(asset: $0) }, transitions: transitions, renderSize: renderSize)
+    }
+
+    /// A sequence of clips with ranges and speeds.
+    public init(clips: [Clip], transitions: [Transition] = [.none], renderSize: Size? = nil) throws(ReelError) {
+        let assets = clips.map(\.asset)
         guard !assets.isEmpty else { throw ReelError(.invalidArgument, "no clips", subject: "clips") }
         let composition = MutableComposition()
         let videoTracks = [composition.addMutableTrack(withMediaType: .video), composition.addMutableTrack(withMediaType: .video)]
@@ -33,7 +54,20 @@ public struct ClipSequence: Sendable {
             guard let video = asset.tracks(withMediaType: .video).first else {
                 throw ReelError(.invalidData, "has no video track", subject: "\(name) \(asset.url.path)")
             }
-            let duration = asset.duration
+            let clip = clips[index]
+            let sourceRange = clip.range ?? MediaTimeRange(start: .zero, duration: asset.duration)
+            guard sourceRange.isValid, sourceRange.duration > .zero, sourceRange.start >= .zero,
+                  sourceRange.end <= asset.duration + MediaTime(value: 1, timescale: 1000) else {
+                throw ReelError(.invalidArgument,
+                                "the range \(sourceRange) is outside the file, which lasts \(asset.duration.seconds) s",
+                                subject: "\(name).range \(asset.url.path)")
+            }
+            guard clip.speed.isFinite, clip.speed >= 1.0 / 16, clip.speed <= 16 else {
+                throw ReelError(.invalidArgument, "a speed of \(clip.speed) is outside 1/16...16", subject: "\(name).speed")
+            }
+            let speedRatio = MediaTime(seconds: clip.speed, preferredTimescale: 1000)
+            let duration = clip.speed == 1 ? sourceRange.duration
+                : sourceRange.duration.scaled(by: MediaTime(value: 1, timescale: 1), over: speedRatio)
             let transition = index < assets.count - 1 ? transitions[index % max(transitions.count, 1)] : .none
             let before = joins.last?.duration ?? .zero
             guard duration > before + transition.duration else {
@@ -41,11 +75,20 @@ public struct ClipSequence: Sendable {
                                 "lasts \(duration.seconds) s, too short for transitions of \(before.seconds) s and \(transition.duration.seconds) s",
                                 subject: "\(name) \(asset.url.path)")
             }
-            let range = MediaTimeRange(start: .zero, duration: duration)
-            try videoTracks[index % 2].insertTimeRange(range, of: video, at: cursor)
-            if let audio = asset.tracks(withMediaType: .audio).first {
-                let audioRange = MediaTimeRange(start: .zero, duration: min(duration, audio.timeRange.end))
-                try audioTracks[index % 2].insertTimeRange(audioRange, of: audio, at: cursor)
+            let videoTrack = videoTracks[index % 2]
+            try videoTrack.insertTimeRange(sourceRange, of: video, at: cursor)
+            if clip.speed != 1 {
+                videoTrack.scaleTimeRange(MediaTimeRange(start: cursor, duration: sourceRange.duration), toDuration: duration)
+            }
+            if let audio = asset.tracks(withMediaType: .audio).first, audio.timeRange.end > sourceRange.start {
+                let audioRange = MediaTimeRange(start: sourceRange.start, end: min(sourceRange.end, audio.timeRange.end))
+                let audioTrack = audioTracks[index % 2]
+                try audioTrack.insertTimeRange(audioRange, of: audio, at: cursor)
+                if clip.speed != 1 {
+                    audioTrack.scaleTimeRange(MediaTimeRange(start: cursor, duration: audioRange.duration),
+                                              toDuration: audioRange.duration.scaled(by: MediaTime(value: 1, timescale: 1),
+                                                                                     over: speedRatio))
+                }
             }
             ranges.append(MediaTimeRange(start: cursor, duration: duration))
             cursor = cursor + duration - transition.duration

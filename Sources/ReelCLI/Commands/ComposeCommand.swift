@@ -1,0 +1,49 @@
+import Foundation
+import ReelAsset
+import ReelComposition
+import ReelCore
+
+/// `reel compose spec.json -o out.mp4`: a composition from its JSON description.
+struct ComposeCommand: Command {
+    let spec = CommandSpec(
+        name: "compose",
+        abstract: "Render a composition described in JSON (docs/composition-spec.md).",
+        usage: "SPEC.json -o OUT [--preset NAME]",
+        positionals: 1...1,
+        options: [
+            .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
+            .value("preset", "NAME", help: "Overrides the spec's preset."),
+            .flag("check", help: "Only check the spec; write nothing."),
+            .flag("json", help: "Print progress as JSON lines on stdout."),
+        ],
+        discussion: """
+        Every check happens before rendering; an error names the spec path, such as clips[2].range.end.
+
+        Example:
+          reel compose wedding.json -o wedding.mp4
+        """)
+
+    func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+        let specURL = URL(fileURLWithPath: arguments.positionals[0])
+        let description = try CompositionSpec(contentsOf: specURL)
+        let built: BuiltComposition
+        do {
+            built = try description.build(relativeTo: specURL.deletingLastPathComponent())
+        } catch {
+            throw ReelError(error.code, error.message, subject: "\(specURL.path): \(error.subject ?? "spec")")
+        }
+        if arguments.flag("check") {
+            console.print("\(specURL.path): \(built.clipRanges.count) clips, \(Format.seconds(built.composition.duration))")
+            return 0
+        }
+        let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
+        let preset = try CompositionExport.preset(arguments, command: spec.name, default: built.preset)
+        let session = ExportSession(composition: built.composition, preset: preset)
+        session.outputURL = url
+        session.outputFileType = type
+        session.videoComposition = built.videoComposition
+        session.audioMix = built.audioMix
+        try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "compose")
+        return 0
+    }
+}

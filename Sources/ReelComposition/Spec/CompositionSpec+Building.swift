@@ -1,0 +1,240 @@
+public import Foundation
+import ReelAsset
+public import ReelCore
+
+/// A spec made into things an export takes.
+public struct BuiltComposition: Sendable {
+    public var composition: MutableComposition
+    public var videoComposition: VideoComposition
+    public var audioMix: AudioMix
+    public var preset: ExportPreset
+    public var clipRanges: [MediaTimeRange]
+}
+
+extension CompositionSpec {
+    /// Builds the composition, resolving files against `folder`. Every check happens here,
+    /// before any rendering.
+    /// - Throws: ``ReelError`` naming the spec path (`clips[2].range.end`, `overlays[0].color`).
+    public func build(relativeTo folder: URL) throws(ReelError) -> BuiltComposition {
+        func url(_ path: String) -> URL {
+            path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
+        }
+        guard !clips.isEmpty else { throw ReelError(.invalidArgument, "needs at least one clip", subject: "clips") }
+        var sequenceClips: [ClipSequence.Clip] = []
+        var transitions: [Transition] = []
+        for (index, clip) in clips.enumerated() {
+            let name = "clips[\(index)]"
+            let asset: Asset
+            do {
+                asset = try Asset(url: url(clip.file))
+            } catch {
+                throw ReelError(error.code, error.message, subject: "\(name).file \(url(clip.file).path)")
+            }
+            var range: MediaTimeRange?
+            if let r = clip.range {
+                let start = r.start ?? 0
+                let end = r.end ?? asset.duration.seconds
+                guard start >= 0, start.isFinite else {
+                    throw ReelError(.invalidArgument, "must be 0 or more, not \(start)", subject: "\(name).range.start")
+                }
+                guard end > start, end <= asset.duration.seconds + 0.001 else {
+                    throw ReelError(.invalidArgument,
+                                    "\(end) s is not after the start (\(start) s) and within the file (\(String(format: "%.3f", asset.duration.seconds)) s)",
+                                    subject: "\(name).range.end")
+                }
+                range = MediaTimeRange(start: MediaTime(seconds: start, preferredTimescale: 90000),
+                                       end: MediaTime(seconds: end, preferredTimescale: 90000))
+            }
+            if let speed = clip.speed, !(speed >= 1.0 / 16 && speed <= 16) {
+                throw ReelError(.invalidArgument, "wants a number from 1/16 to 16, not \(speed)", subject: "\(name).speed")
+            }
+            sequenceClips.append(ClipSequence.Clip(asset: asset, range: range, speed: clip.speed ?? 1))
+            if index < clips.count - 1 {
+                transitions.append(try Self.transition(clip.transition, at: "\(name).transition"))
+            }
+        }
+        var size: Size?
+        if let renderSize {
+            guard (16...8192).contains(renderSize.width), (16...8192).contains(renderSize.height),
+                  renderSize.width % 2 == 0, renderSize.height % 2 == 0 else {
+                throw ReelError(.invalidArgument, "wants even sides from 16 to 8192, not \(renderSize.width)x\(renderSize.height)",
+                                subject: "renderSize")
+            }
+            size = Size(width: renderSize.width, height: renderSize.height)
+        }
+        var presetValue = ExportPreset.highestQuality
+        if let name = preset {
+            guard let found = ExportPreset.allCases.first(where: { $0.rawValue == name }), found != .passthrough else {
+                throw ReelError(.invalidArgument, "'\(name)' is not a rendering preset (\(ExportPreset.allCases.dropFirst().map(\.rawValue).joined(separator: ", ")))",
+                                subject: "preset")
+            }
+            presetValue = found
+        }
+        let sequence: ClipSequence
+        do {
+            sequence = try ClipSequence(clips: sequenceClips, transitions: transitions.isEmpty ? [.none] : transitions,
+                                        renderSize: size)
+        } catch {
+            throw error
+        }
+        var video = sequence.videoComposition
+        if let rate = frameRate {
+            guard rate >= 1, rate <= 240 else {
+                throw ReelError(.invalidArgument, "wants 1 to 240 frames a second, not \(rate)", subject: "frameRate")
+            }
+            video.frameDuration = VideoComposition.frameDuration(forRate: rate)
+        }
+        if let overlays, !overlays.isEmpty {
+            let root = OverlayLayer(frame: Rect(origin: .zero, size: video.renderSize))
+            for (index, overlay) in overlays.enumerated() {
+                root.addSublayer(try Self.layer(overlay, at: "overlays[\(index)]", resolve: url))
+            }
+            video.animationTool = root
+        }
+        var mix = sequence.audioMix
+        let composition = sequence.composition
+        if let volume = audio?.volume {
+            guard (0...4).contains(volume) else {
+                throw ReelError(.invalidArgument, "wants 0 to 4, not \(volume)", subject: "audio.volume")
+            }
+            for index in mix.inputParameters.indices { mix.inputParameters[index].setVolume(volume, at: .zero) }
+        }
+        if let music = audio?.music {
+            try Self.addMusic(music, to: composition, mix: &mix, resolve: url)
+        }
+        return BuiltComposition(composition: composition, videoComposition: video, audioMix: mix, preset: presetValue,
+                                clipRanges: sequence.clipRanges)
+    }
+
+    static func transition(_ spec: TransitionSpec?, at path: String) throws(ReelError) -> Transition {
+        guard let spec else { return .none }
+        let seconds = spec.duration ?? 1
+        guard seconds > 0, seconds <= 60 else {
+            throw ReelError(.invalidArgument, "wants seconds from 0 to 60, not \(seconds)", subject: "\(path).duration")
+        }
+        let duration = MediaTime(seconds: seconds, preferredTimescale: 600)
+        var direction = Transition.Direction.left
+        if let name = spec.direction {
+            guard let parsed = Transition.Direction(rawValue: name) else {
+                throw ReelError(.invalidArgument, "is left, right, up or down, not '\(name)'", subject: "\(path).direction")
+            }
+            direction = parsed
+        }
+        switch spec.type {
+        case "none": return .none
+        case "dissolve": return .dissolve(duration: duration)
+        case "push": return .push(duration: duration, direction: direction)
+        case "slide": return .slide(duration: duration, direction: direction)
+        case "wipe": return .wipe(duration: duration, direction: direction)
+        case "fade": return .fadeThroughBlack(duration: duration)
+        case "zoom": return .zoom(duration: duration)
+        default:
+            throw ReelError(.invalidArgument, "is none, dissolve, push, slide, wipe, fade or zoom, not '\(spec.type)'",
+                            subject: "\(path).type")
+        }
+    }
+
+    static func colour(_ text: String?, at path: String) throws(ReelError) -> (Double, Double, Double) {
+        let hex = (text ?? "#ffffff").trimmingCharacters(in: CharacterSet(charactersIn: "#"))
+        guard hex.count == 6, let value = Int(hex, radix: 16) else {
+            throw ReelError(.invalidArgument, "wants #RRGGBB, not '\(text ?? "")'", subject: path)
+        }
+        return (Double(value >> 16 & 0xFF) / 255, Double(value >> 8 & 0xFF) / 255, Double(value & 0xFF) / 255)
+    }
+
+    static func layer(_ overlay: Overlay, at path: String, resolve: (String) -> URL) throws(ReelError) -> OverlayLayer {
+        let frame = Rect(x: overlay.frame.x, y: overlay.frame.y, width: overlay.frame.width, height: overlay.frame.height)
+        guard frame.width > 0, frame.height > 0, frame.width <= 8192, frame.height <= 8192 else {
+            throw ReelError(.invalidArgument, "wants a width and height from 0 to 8192", subject: "\(path).frame")
+        }
+        let content: OverlayLayer.Content
+        switch overlay.type {
+        case "color":
+            let (r, g, b) = try colour(overlay.color, at: "\(path).color")
+            content = .color(red: r, green: g, blue: b)
+        case "text":
+            guard let text = overlay.text, !text.isEmpty else {
+                throw ReelError(.invalidArgument, "a text overlay needs text", subject: "\(path).text")
+            }
+            _ = try colour(overlay.color, at: "\(path).color")
+            content = .text(text, fontSize: overlay.fontSize ?? 32, color: overlay.color ?? "#ffffff")
+        case "image":
+            guard let file = overlay.file else {
+                throw ReelError(.invalidArgument, "an image overlay needs a file", subject: "\(path).file")
+            }
+            do {
+                let picture = try ImageGenerator(asset: try Asset(url: resolve(file))).image(at: .zero).image
+                content = .image(picture)
+            } catch {
+                throw ReelError(error.code, error.message, subject: "\(path).file \(resolve(file).path)")
+            }
+        default:
+            throw ReelError(.invalidArgument, "is color, text or image, not '\(overlay.type)'", subject: "\(path).type")
+        }
+        let opacity = overlay.opacity ?? 1
+        guard (0...1).contains(opacity) else {
+            throw ReelError(.invalidArgument, "wants 0 to 1, not \(opacity)", subject: "\(path).opacity")
+        }
+        let layer = OverlayLayer(content: content, frame: frame, opacity: opacity)
+        for (index, animation) in (overlay.animations ?? []).enumerated() {
+            let place = "\(path).animations[\(index)]"
+            guard let keyPath = KeyframeAnimation.KeyPath(rawValue: animation.property) else {
+                throw ReelError(.invalidArgument, "is opacity, position, scale or rotation, not '\(animation.property)'",
+                                subject: "\(place).property")
+            }
+            guard !animation.values.isEmpty else { throw ReelError(.invalidArgument, "needs values", subject: "\(place).values") }
+            if let times = animation.keyTimes {
+                guard times.count == animation.values.count, zip(times, times.dropFirst()).allSatisfy({ $0 <= $1 }),
+                      times.allSatisfy({ (0...1).contains($0) }) else {
+                    throw ReelError(.invalidArgument, "wants one rising fraction from 0 to 1 per value (\(animation.values.count))",
+                                    subject: "\(place).keyTimes")
+                }
+            }
+            guard animation.duration > 0, animation.begin >= 0 else {
+                throw ReelError(.invalidArgument, "wants a positive duration and a begin of 0 or more", subject: "\(place).duration")
+            }
+            let points = animation.values.map { value -> Point in
+                switch value {
+                case .number(let n): Point(x: n, y: 0)
+                case .point(let x, let y): Point(x: x, y: y)
+                }
+            }
+            layer.add(KeyframeAnimation(keyPath: keyPath, points: points, keyTimes: animation.keyTimes ?? [],
+                                        beginTime: animation.begin, duration: animation.duration,
+                                        isRemovedOnCompletion: animation.removedOnCompletion ?? true))
+        }
+        return layer
+    }
+
+    static func addMusic(_ music: Music, to composition: MutableComposition, mix: inout AudioMix,
+                         resolve: (String) -> URL) throws(ReelError) {
+        let asset: Asset
+        do {
+            asset = try Asset(url: resolve(music.file))
+        } catch {
+            throw ReelError(error.code, error.message, subject: "audio.music.file \(resolve(music.file).path)")
+        }
+        guard let track = asset.tracks(withMediaType: .audio).first else {
+            throw ReelError(.invalidData, "has no audio", subject: "audio.music.file \(asset.url.path)")
+        }
+        guard let musicTrack = composition.addMutableTrack(withMediaType: .audio) else { return }
+        let length = min(composition.duration, track.timeRange.end)
+        try musicTrack.insertTimeRange(MediaTimeRange(start: .zero, duration: length), of: track, at: .zero)
+        var parameters = AudioMixInputParameters(trackID: musicTrack.trackID)
+        let volume = music.volume ?? 1
+        guard (0...4).contains(volume) else {
+            throw ReelError(.invalidArgument, "wants 0 to 4, not \(volume)", subject: "audio.music.volume")
+        }
+        parameters.setVolume(volume, at: .zero)
+        if let fadeIn = music.fadeIn, fadeIn > 0 {
+            parameters.setVolumeRamp(fromStartVolume: 0, toEndVolume: volume,
+                                     timeRange: MediaTimeRange(start: .zero, duration: MediaTime(seconds: fadeIn, preferredTimescale: 1000)))
+        }
+        if let fadeOut = music.fadeOut, fadeOut > 0 {
+            let duration = MediaTime(seconds: fadeOut, preferredTimescale: 1000)
+            parameters.setVolumeRamp(fromStartVolume: volume, toEndVolume: 0,
+                                     timeRange: MediaTimeRange(start: length - duration, duration: duration))
+        }
+        mix.inputParameters.append(parameters)
+    }
+}

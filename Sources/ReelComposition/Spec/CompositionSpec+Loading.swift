@@ -1,0 +1,79 @@
+public import Foundation
+public import ReelCore
+
+extension CompositionSpec {
+    /// Reads and checks a spec file.
+    /// - Throws: ``ReelError`` `.invalidData` naming the spec path of the problem
+    ///   (`clips[1].range.end: …`), for bad JSON, a wrong type, a missing or unknown key.
+    public init(contentsOf url: URL) throws(ReelError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ReelError(.fileNotFound, "cannot read the spec: \(error.localizedDescription)", subject: url.path)
+        }
+        try self.init(data: data, name: url.path)
+    }
+
+    /// Parses spec JSON; `name` is the file the errors mention.
+    public init(data: Data, name: String = "spec") throws(ReelError) {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw ReelError(.invalidData, "is not JSON: \(error.localizedDescription)", subject: name)
+        }
+        try Self.checkKeys(object, path: "", pattern: "", name: name)
+        do {
+            self = try JSONDecoder().decode(CompositionSpec.self, from: data)
+        } catch let error as DecodingError {
+            throw ReelError(.invalidData, Self.describe(error), subject: name)
+        } catch {
+            throw ReelError(.invalidData, "\(error)", subject: name)
+        }
+    }
+
+    private static func checkKeys(_ object: Any, path: String, pattern: String, name: String) throws(ReelError) {
+        if let dictionary = object as? [String: Any] {
+            guard let known = knownKeys[pattern] else { return }
+            for key in dictionary.keys.sorted() where !known.contains(key) {
+                let place = path.isEmpty ? "the top level" : path
+                throw ReelError(.invalidData, "unknown key '\(key)' in \(place) (known: \(known.sorted().joined(separator: ", ")))",
+                                subject: name)
+            }
+            for (key, value) in dictionary {
+                let childPath = path.isEmpty ? key : "\(path).\(key)"
+                let childPattern = pattern.isEmpty ? key : "\(pattern).\(key)"
+                try checkKeys(value, path: childPath, pattern: childPattern, name: name)
+            }
+        } else if let array = object as? [Any] {
+            for (index, value) in array.enumerated() {
+                try checkKeys(value, path: "\(path)[\(index)]", pattern: "\(pattern)[]", name: name)
+            }
+        }
+    }
+
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue { text += "[\(index)]" } else { text += text.isEmpty ? key.stringValue : ".\(key.stringValue)" }
+        }
+        return text.isEmpty ? "the top level" : text
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = path(context.codingPath)
+            return "\(parent == "the top level" ? key.stringValue : "\(parent).\(key.stringValue)"): is missing"
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)): wants \(type == String.self ? "a string" : type == Double.self || type == Int.self ? "a number" : "\(type)")"
+        case .valueNotFound(_, let context):
+            return "\(path(context.codingPath)): is null"
+        case .dataCorrupted(let context):
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// A composition written down: clips with ranges, speeds and transitions; overlays;
+/// background music; the frame size, rate and export preset. `docs/composition-spec.md`
+/// documents it with examples. Decoding checks every key, and errors name the spec
+/// path (`clips[2].range.end`).
+public struct CompositionSpec: Codable, Sendable {
+    public struct Dimensions: Codable, Sendable {
+        public var width: Int
+        public var height: Int
+    }
+
+    public struct Range: Codable, Sendable {
+        /// Seconds into the file.
+        public var start: Double?
+        /// Seconds into the file; the file's end when absent.
+        public var end: Double?
+    }
+
+    public struct TransitionSpec: Codable, Sendable {
+        /// `none`, `dissolve`, `push`, `slide`, `wipe`, `fade` or `zoom`.
+        public var type: String
+        /// Seconds of overlap.
+        public var duration: Double?
+        /// `left`, `right`, `up` or `down` for push, slide and wipe.
+        public var direction: String?
+    }
+
+    public struct Clip: Codable, Sendable {
+        /// A path, relative to the spec file.
+        public var file: String
+        public var range: Range?
+        /// 1 is normal speed.
+        public var speed: Double?
+        /// The transition into the next clip.
+        public var transition: TransitionSpec?
+    }
+
+    public struct Frame: Codable, Sendable {
+        public var x: Double
+        public var y: Double
+        public var width: Double
+        public var height: Double
+    }
+
+    public struct Animation: Codable, Sendable {
+        /// `opacity`, `position`, `scale` or `rotation`.
+        public var property: String
+        /// Numbers, or `[x, y]` pairs for position.
+        public var values: [AnimationValue]
+        public var keyTimes: [Double]?
+        /// Seconds on the composition's timeline.
+        public var begin: Double
+        public var duration: Double
+        public var removedOnCompletion: Bool?
+    }
+
+    /// A number, or an `[x, y]` pair.
+    public enum AnimationValue: Codable, Sendable {
+        case number(Double)
+        case point(Double, Double)
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let number = try? container.decode(Double.self) {
+                self = .number(number)
+                return
+            }
+            let pair = try container.decode([Double].self)
+            guard pair.count == 2 else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a point is [x, y]")
+            }
+            self = .point(pair[0], pair[1])
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .number(let value): try container.encode(value)
+            case .point(let x, let y): try container.encode([x, y])
+            }
+        }
+    }
+
+    public struct Overlay: Codable, Sendable {
+        /// `color`, `text` or `image`.
+        public var type: String
+        public var frame: Frame
+        public var opacity: Double?
+        /// `#RRGGBB` for colour layers and text.
+        public var color: String?
+        public var text: String?
+        public var fontSize: Int?
+        /// A picture file (PNG or JPEG), relative to the spec file.
+        public var file: String?
+        public var animations: [Animation]?
+    }
+
+    public struct Music: Codable, Sendable {
+        public var file: String
+        /// 0 to 1 (default 1).
+        public var volume: Double?
+        /// Seconds of fade at the start and at the end.
+        public var fadeIn: Double?
+        public var fadeOut: Double?
+    }
+
+    public struct Audio: Codable, Sendable {
+        /// The clips' own sound, 0 to 1 (default 1).
+        public var volume: Double?
+        public var music: Music?
+    }
+
+    public var renderSize: Dimensions?
+    public var frameRate: Double?
+    /// An export preset name (`640x480`, `1280x720`, `highest`…).
+    public var preset: String?
+    public var clips: [Clip]
+    public var overlays: [Overlay]?
+    public var audio: Audio?
+
+    /// The keys each object may have, to catch typos that decoding would skip over.
+    static let knownKeys: [String: Set<String>] = [
+        "": ["renderSize", "frameRate", "preset", "clips", "overlays", "audio"],
+        "renderSize": ["width", "height"],
+        "clips[]": ["file", "range", "speed", "transition"],
+        "clips[].range": ["start", "end"],
+        "clips[].transition": ["type", "duration", "direction"],
+        "overlays[]": ["type", "frame", "opacity", "color", "text", "fontSize", "file", "animations"],
+        "overlays[].frame": ["x", "y", "width", "height"],
+        "overlays[].animations[]": ["property", "values", "keyTimes", "begin", "duration", "removedOnCompletion"],
+        "audio": ["volume", "music"],
+        "audio.music": ["file", "volume", "fadeIn", "fadeOut"],
+    ]
+}

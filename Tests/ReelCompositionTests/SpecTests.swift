@@ -1,0 +1,85 @@
+import Foundation
+import ReelAsset
+import ReelComposition
+import ReelCore
+import ReelTestSupport
+import Testing
+
+@Suite struct SpecTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-spec")
+        for name in ["a", "b"] {
+            try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=4",
+                                      "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4",
+                                      "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-shortest",
+                                      directory.appendingPathComponent("\(name).mp4").path])
+        }
+    }
+
+    private func error(_ json: String) -> ReelError? {
+        do {
+            let spec = try CompositionSpec(data: Data(json.utf8), name: "t.json")
+            _ = try spec.build(relativeTo: directory)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func buildsClipsWithRangesSpeedsTransitionsOverlaysAndMusic() throws {
+        let json = """
+        {"renderSize": {"width": 160, "height": 90}, "preset": "low",
+         "clips": [{"file": "a.mp4", "range": {"start": 1, "end": 3}, "transition": {"type": "fade", "duration": 0.5}},
+                   {"file": "b.mp4", "speed": 2}],
+         "overlays": [{"type": "color", "color": "#ffff00", "frame": {"x": 0, "y": 0, "width": 10, "height": 10},
+                       "animations": [{"property": "opacity", "values": [0, 1], "begin": 0, "duration": 1}]}],
+         "audio": {"music": {"file": "b.mp4", "volume": 0.5, "fadeIn": 0.5}}}
+        """
+        let built = try CompositionSpec(data: Data(json.utf8)).build(relativeTo: directory)
+        // 2 s + 2 s (4 s at double speed) - 0.5 s of fade.
+        #expect(built.composition.duration == MediaTime(value: 7, timescale: 2))
+        #expect(built.preset == .lowQuality)
+        #expect(built.videoComposition.animationTool?.sublayers.count == 1)
+        #expect(built.composition.tracks(withMediaType: .audio).count == 3)
+        #expect(built.audioMix.volume(ofTrack: built.composition.tracks(withMediaType: .audio)[2].trackID, at: .zero) == 0)
+    }
+
+    @Test(arguments: [
+        (#"{"clips": [{"file": "a.mp4", "trasition": {"type": "dissolve"}}]}"#, "unknown key 'trasition' in clips[0]"),
+        (#"{"clips": [{"file": "a.mp4", "speed": "fast"}]}"#, "clips[0].speed: wants a number"),
+        (#"{"clips": [{"range": {"start": 1}}]}"#, "clips[0].file: is missing"),
+        (#"{"clips": [{"file": "a.mp4"}, {"file": "b.mp4", "range": {"start": 2, "end": 9}}]}"#, "clips[1].range.end"),
+        (#"{"clips": [{"file": "a.mp4", "transition": {"type": "spin"}}, {"file": "b.mp4"}]}"#, "clips[0].transition.type"),
+        (#"{"clips": [{"file": "missing.mp4"}]}"#, "clips[0].file"),
+        (#"{"renderSize": {"width": 161, "height": 90}, "clips": [{"file": "a.mp4"}]}"#, "renderSize"),
+        (#"{"clips": [{"file": "a.mp4"}], "overlays": [{"type": "color", "color": "yellow", "frame": {"x": 0, "y": 0, "width": 1, "height": 1}}]}"#, "overlays[0].color"),
+        (#"{"clips": [{"file": "a.mp4"}], "overlays": [{"type": "color", "frame": {"x": 0, "y": 0, "width": 1, "height": 1}, "animations": [{"property": "opacity", "values": [0, 1], "keyTimes": [0], "begin": 0, "duration": 1}]}]}"#, "overlays[0].animations[0].keyTimes"),
+        (#"{"clips": []}"#, "clips"),
+        ("not json", "is not JSON"),
+    ])
+    func refusalsNameTheSpecPath(json: String, expected: String) {
+        let text = error(json).map { $0.description } ?? "no error"
+        #expect(text.contains(expected), "\(text)")
+    }
+
+    @Test func composeCommandRendersAndRefusesBeforeWriting() throws {
+        let spec = directory.appendingPathComponent("good.json")
+        try #"{"clips": [{"file": "a.mp4", "transition": {"type": "dissolve", "duration": 1}}, {"file": "b.mp4"}]}"#
+            .write(to: spec, atomically: true, encoding: .utf8)
+        let out = directory.appendingPathComponent("out.mp4")
+        let result = try ProcessRunner.reel(["compose", spec.path, "-o", out.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(abs((try FFprobe.probe(out).duration ?? 0) - 7) <= 0.05)
+
+        let bad = directory.appendingPathComponent("bad.json")
+        try #"{"clips": [{"file": "a.mp4", "range": {"start": 0, "end": 40}}]}"#.write(to: bad, atomically: true, encoding: .utf8)
+        let refused = directory.appendingPathComponent("refused.mp4")
+        let failure = try ProcessRunner.reel(["compose", bad.path, "-o", refused.path])
+        #expect(failure.status == 2)
+        #expect(failure.standardError.contains("\(bad.path): clips[0].range.end"))
+        #expect(failure.standardError.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: refused.path))
+    }
+}
