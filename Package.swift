@@ -40,6 +40,9 @@ let package = Package(
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition"],
                 swiftSettings: strict),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"], swiftSettings: strict),
+        // The seed app's CompositionViewController, ported call by call.
+        .executableTarget(name: "SeedComposition", dependencies: ["ReelAsset", "ReelComposition", "ReelCore"],
+                          path: "Examples/SeedComposition", swiftSettings: strict),
 
         // Tests: helpers shared by the suites, then one suite per module.
         .target(name: "ReelTestSupport", dependencies: ["ReelCore"], path: "Tests/ReelTestSupport",
