@@ -139,3 +139,44 @@ import Testing
         #expect(probe.streams(ofType: "video").first?.width == 128)  // never scaled up
     }
 }
+
+@Suite struct ExportSessionTests {
+    @Test func presetsFitTheirBoxAndNeverScaleUp() {
+        #expect(ExportPreset.preset640x480.outputSize(for: Size(width: 1280, height: 720)) == (640, 360))
+        #expect(ExportPreset.preset640x480.outputSize(for: Size(width: 720, height: 1280)) == (360, 640))
+        #expect(ExportPreset.preset1920x1080.outputSize(for: Size(width: 1280, height: 720)) == (1280, 720))
+        #expect(ExportPreset.preset960x540.outputSize(for: Size(width: 1276, height: 720)) == (958, 540))
+        #expect(ExportPreset.highestQuality.outputSize(for: Size(width: 1276, height: 720)) == (1276, 720))
+    }
+
+    @Test func compatiblePresetsAndEstimates() throws {
+        let directory = try Paths.temporaryDirectory("reel-presets")
+        let url = directory.appendingPathComponent("c.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=2", "-c:v", "libx264",
+                                  "-preset", "ultrafast", "-pix_fmt", "yuv420p", url.path])
+        let asset = try Asset(url: url)
+        let plain = try ClipSequence(assets: [asset, asset])
+        let presets = ExportSession.exportPresets(compatibleWith: plain.composition)
+        #expect(presets.contains(.passthrough) && presets.contains(.preset640x480) && !presets.contains(.preset1920x1080))
+        let blended = try ClipSequence(assets: [asset, asset], transitions: [.dissolve(duration: MediaTime(value: 1, timescale: 2))])
+        #expect(!ExportSession.exportPresets(compatibleWith: blended.composition).contains(.passthrough))
+        let session = ExportSession(composition: plain.composition, preset: .preset640x480)
+        session.videoComposition = plain.videoComposition
+        #expect(session.estimatedOutputFileLength > 50_000 && session.estimatedOutputFileLength < 2_000_000)
+    }
+
+    @Test func fileLengthLimitStopsTheExport() async throws {
+        let directory = try Paths.temporaryDirectory("reel-limit")
+        let url = directory.appendingPathComponent("noise.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "mandelbrot=size=320x240:rate=25", "-t", "6", "-c:v", "libx264",
+                                  "-preset", "ultrafast", "-pix_fmt", "yuv420p", url.path])
+        let sequence = try ClipSequence(assets: [try Asset(url: url)])
+        let session = ExportSession(composition: sequence.composition, preset: .highestQuality)
+        session.outputURL = directory.appendingPathComponent("limited.mp4")
+        session.videoComposition = sequence.videoComposition
+        session.fileLengthLimit = 60_000
+        try await session.export()
+        let probe = try FFprobe.probe(try #require(session.outputURL))
+        #expect((probe.duration ?? 6) < 5.5)
+    }
+}

@@ -55,6 +55,36 @@ public final class ExportSession: @unchecked Sendable {
         lock.withLock { cancelled = true }
     }
 
+    /// The presets that make sense for `composition`: passthrough only when its clips can be
+    /// copied (no overlaps, normal speed), and sized presets no larger than it (they never
+    /// scale up, so the bigger ones would equal `highest`). `exportPresets(compatibleWith:)`.
+    public static func exportPresets(compatibleWith composition: MutableComposition) -> [ExportPreset] {
+        let size = VideoComposition(propertiesOf: composition).renderSize
+        let longest = max(size.width, size.height)
+        let segments = composition.tracks(withMediaType: .video).flatMap(\.segments).filter { !$0.isEmpty }
+            .sorted { $0.timeMapping.target.start < $1.timeMapping.target.start }
+        let copyable = zip(segments, segments.dropFirst()).allSatisfy { $0.timeMapping.target.end <= $1.timeMapping.target.start }
+            && segments.allSatisfy { $0.rate == 1 }
+        return ExportPreset.allCases.filter { preset in
+            if preset == .passthrough { return copyable }
+            guard let box = preset.box else { return true }
+            return max(box.width, box.height) <= longest || preset == .lowQuality || preset == .mediumQuality
+        }
+    }
+
+    /// A guess at the output's size in bytes, from the preset's quality, the frame size and
+    /// the duration. `estimatedOutputFileLength`.
+    public var estimatedOutputFileLength: Int64 {
+        let (width, height) = outputSize
+        let seconds = min(timeRange.duration.isNumeric ? timeRange.duration.seconds : .infinity, composition.duration.seconds)
+        // x264 at CRF 23 spends about 0.07 bit per pixel per frame on typical footage; each 6 CRF halves it.
+        let bitsPerPixel = 0.07 * pow(2, (23 - preset.quality) / 6)
+        let rate = 1 / (videoComposition ?? VideoComposition(propertiesOf: composition)).frameDuration.seconds
+        let videoBits = Double(width * height) * rate * bitsPerPixel * seconds
+        let audioBits = 128_000 * seconds
+        return Int64((videoBits + audioBits) / 8)
+    }
+
     /// The output size this export will have.
     public var outputSize: (width: Int, height: Int) {
         preset.outputSize(for: (videoComposition ?? VideoComposition(propertiesOf: composition)).renderSize)
