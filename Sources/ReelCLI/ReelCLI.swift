@@ -10,7 +10,7 @@ public enum ReelCLI {
 
     static let commands: [any Command] = [
         ProbeCommand(), ThumbnailCommand(), ContactSheetCommand(), TranscodeCommand(), FiltersCommand(), FilterCommand(),
-        MergeCommand(), ComposeCommand(), ExportCommand(), SpeedCommand(), DemoCommand(),
+        MergeCommand(), ComposeCommand(), TimelineCommand(), ExportCommand(), SpeedCommand(), DemoCommand(),
     ]
 
     /// Runs `reel` with `arguments` (without the program name) and returns the exit status.

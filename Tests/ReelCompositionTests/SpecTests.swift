@@ -82,4 +82,16 @@ import Testing
         #expect(failure.standardError.split(separator: "\n").count == 1)
         #expect(!FileManager.default.fileExists(atPath: refused.path))
     }
+
+    @Test func timelinePictureOfASpec() throws {
+        let spec = directory.appendingPathComponent("timeline.json")
+        try #"{"clips": [{"file": "a.mp4", "transition": {"type": "push", "duration": 1}}, {"file": "b.mp4"}], "overlays": [{"type": "text", "text": "Hi", "frame": {"x": 0, "y": 0, "width": 50, "height": 20}, "animations": [{"property": "opacity", "values": [0, 1], "begin": 1, "duration": 2}]}]}"#
+            .write(to: spec, atomically: true, encoding: .utf8)
+        let out = directory.appendingPathComponent("timeline.png")
+        let result = try ProcessRunner.reel(["timeline", spec.path, "-o", out.path, "--width", "800"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let probe = try FFprobe.probe(out)
+        #expect(probe.streams.first?.width == 800)
+        #expect(probe.streams.first?.height == 30 + 5 * 44 + 20)  // 2 video, 2 audio, 1 overlay row
+    }
 }

@@ -179,8 +179,11 @@ struct DemoCommand: Command {
         let sheetURL = output.deletingPathExtension().appendingPathExtension("sheet.png")
         let written = try Asset(url: output)
         try ImageFile.write(try ContactSheet(columns: 6, rows: 3, thumbnailWidth: 200).render(written), to: sheetURL)
+        let timelineURL = output.deletingPathExtension().appendingPathExtension("timeline.png")
+        try ImageFile.write(try TimelinePicture.render(sequence.composition, video: video), to: timelineURL)
         console.print("demo: \(output.path) (\(Format.seconds(written.duration)), \(session.outputSize.width)x\(session.outputSize.height))")
         console.print("contact sheet: \(sheetURL.path)")
+        console.print("timeline: \(timelineURL.path)")
         return 0
     }
 }

@@ -1,0 +1,73 @@
+import Foundation
+import ReelAsset
+public import ReelCore
+
+/// A picture of a composition over time: a row per track with its clips (named),
+/// the overlaps where transitions happen, and a row per overlay showing when it animates.
+public enum TimelinePicture {
+    /// Renders the timeline `width` pixels wide as RGBA.
+    public static func render(_ composition: MutableComposition, video: VideoComposition?, width: Int = 1600) throws(ReelError) -> PixelBuffer {
+        let duration = max(composition.duration.seconds, 0.001)
+        let overlays = video?.animationTool?.sublayers ?? []
+        let rows = composition.tracks.count + overlays.count
+        let margin = 110, rowHeight = 44, axis = 30
+        let height = axis + rows * rowHeight + 20
+        let picture = try PixelBuffer(width: width, height: height, pixelFormat: .rgba)
+        picture.fillRect(x: 0, y: 0, width: width, height: height, rgba: (24, 24, 28, 255))
+        let span = Double(width - margin - 20)
+        func x(_ seconds: Double) -> Int { margin + Int((seconds / duration * span).rounded()) }
+
+        // Axis: a tick and label every few seconds.
+        let step = [1.0, 2, 5, 10, 30, 60, 300].first { duration / $0 <= 12 } ?? 600
+        var tick = 0.0
+        while tick <= duration + 1e-9 {
+            picture.fillRect(x: x(tick), y: axis - 8, width: 1, height: height - axis, rgba: (60, 60, 66, 255))
+            try picture.draw(try TextImage.render(String(format: tick.rounded() == tick ? "%.0f s" : "%.1f s", tick), width: 70,
+                                                  height: 22, fontSize: 13, color: "#a0a0a8"), x: x(tick) + 2, y: 2)
+            tick += step
+        }
+        let palette: [(UInt8, UInt8, UInt8)] = [(70, 130, 200), (220, 140, 60), (90, 170, 110), (190, 90, 160), (200, 190, 80)]
+        var row = 0
+        var clipColour: [URL: (UInt8, UInt8, UInt8)] = [:]
+        for track in composition.tracks {
+            let y = axis + row * rowHeight
+            try picture.draw(try TextImage.render("\(track.mediaType) \(track.trackID)", width: margin - 8, height: 24,
+                                                  fontSize: 14, color: "#e0e0e0"), x: 6, y: y + 10)
+            for segment in track.segments where !segment.isEmpty {
+                guard let url = segment.sourceURL else { continue }
+                let colour = clipColour[url] ?? palette[clipColour.count % palette.count]
+                clipColour[url] = colour
+                let start = x(segment.timeMapping.target.start.seconds), end = x(segment.timeMapping.target.end.seconds)
+                let shade: UInt8 = track.mediaType == .audio ? 40 : 0
+                picture.fillRect(x: start, y: y + 6, width: max(1, end - start - 1), height: rowHeight - 12,
+                                 rgba: (colour.0 &- shade, colour.1 &- shade, colour.2 &- shade, 255))
+                var label = url.lastPathComponent
+                if abs(segment.rate - 1) > 1e-6 { label += String(format: " ×%.2g", segment.rate) }
+                try picture.draw(try TextImage.render(label, width: max(1, end - start - 6), height: 22, fontSize: 13,
+                                                      color: "#101010"), x: start + 4, y: y + 14)
+            }
+            row += 1
+        }
+        // Transitions: where two video layers share an instruction.
+        for instruction in video?.instructions ?? [] where instruction.layerInstructions.count > 1 {
+            let start = x(instruction.timeRange.start.seconds), end = x(instruction.timeRange.end.seconds)
+            let top = axis, bottom = axis + composition.tracks(withMediaType: .video).count * rowHeight
+            for stripe in stride(from: start, to: end, by: 8) {
+                picture.fillRect(x: stripe, y: top + 2, width: 1, height: bottom - top - 4, rgba: (235, 235, 240, 255))
+            }
+        }
+        for (index, layer) in overlays.enumerated() {
+            let y = axis + row * rowHeight
+            try picture.draw(try TextImage.render("overlay \(index)", width: margin - 8, height: 24, fontSize: 14,
+                                                  color: "#e0e0e0"), x: 6, y: y + 10)
+            for animation in layer.animations {
+                let start = x(animation.beginTime), end = x(min(duration, animation.beginTime + animation.duration))
+                picture.fillRect(x: start, y: y + 10, width: max(2, end - start), height: rowHeight - 20, rgba: (240, 220, 60, 255))
+                try picture.draw(try TextImage.render(animation.keyPath.rawValue, width: max(1, end - start - 4), height: 20,
+                                                      fontSize: 12, color: "#101010"), x: start + 3, y: y + 12)
+            }
+            row += 1
+        }
+        return picture
+    }
+}
