@@ -180,3 +180,47 @@ import Testing
         #expect((probe.duration ?? 6) < 5.5)
     }
 }
+
+/// A compositor of the test's own: the left half from one track, the right from the other.
+final class SplitCompositor: VideoCompositing, @unchecked Sendable {
+    var requests = 0
+    func startRequest(_ request: VideoCompositionRequest) throws(ReelError) {
+        requests += 1
+        request.output.fill(planeValues: [16, 128, 128])
+        let ids = request.sourceTrackIDs
+        for (side, id) in ids.enumerated() {
+            guard let source = request.sourceFrame(byTrackID: id) else { continue }
+            let half = request.output.width / 2
+            source.withPlane(0) { input, inStride in
+                request.output.withMutablePlane(0) { output, outStride in
+                    for y in 0..<min(source.height, request.output.height) {
+                        (output + y * outStride + side * half).copyMemory(from: input + y * inStride + side * half, byteCount: half)
+                    }
+                }
+            }
+        }
+    }
+}
+
+@Suite struct CustomCompositorTests {
+    @Test func userCodeMakesTheFrames() throws {
+        let directory = try Paths.temporaryDirectory("reel-custom")
+        var assets: [Asset] = []
+        for (name, level) in [("l", 50), ("r", 200)] {
+            let url = directory.appendingPathComponent("\(name).mp4")
+            try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "color=c=0x\(String(format: "%02x%02x%02x", level, level, level)):size=128x72:rate=25:duration=2",
+                                      "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-pix_fmt", "yuv420p", url.path])
+            assets.append(try Asset(url: url))
+        }
+        let sequence = try ClipSequence(assets: assets, transitions: [.dissolve(duration: MediaTime(value: 1, timescale: 1))])
+        var video = sequence.videoComposition
+        let compositor = SplitCompositor()
+        video.customVideoCompositor = compositor
+        let renderer = try VideoRenderer(composition: sequence.composition, videoComposition: video, outputWidth: 128,
+                                         outputHeight: 72)
+        let frame = try renderer.frame(at: MediaTime(value: 3, timescale: 2))  // both clips show
+        let left = Int(frame.element(plane: 0, x: 10, y: 36)?[0] ?? 0), right = Int(frame.element(plane: 0, x: 120, y: 36)?[0] ?? 0)
+        #expect(left < 80 && right > 160, "left \(left), right \(right)")
+        #expect(compositor.requests == 1)
+    }
+}

@@ -33,6 +33,22 @@ final class VideoRenderer {
         let instruction = videoComposition.instruction(at: time)
         let background = instruction?.backgroundColor ?? (red: 0, green: 0, blue: 0)
         Compositor.clear(frame, red: background.red, green: background.green, blue: background.blue)
+        if let instruction, let compositor = videoComposition.customVideoCompositor {
+            var sources: [Int: PixelBuffer] = [:]
+            let toOutput = ReelCore.AffineTransform(scaleX: outputScale.x, y: outputScale.y)
+            for layer in instruction.layerInstructions {
+                guard let track = composition.track(withTrackID: layer.trackID),
+                      let index = track.segments.firstIndex(where: { $0.timeMapping.target.contains(time) }),
+                      !track.segments[index].isEmpty else { continue }
+                let segment = track.segments[index]
+                let source = try source(for: track, segmentIndex: index, segment: segment,
+                                        transform: layer.transform(at: time).concatenating(toOutput))
+                sources[layer.trackID] = try source.source.frame(at: segment.timeMapping.sourceTime(at: time))
+            }
+            try compositor.startRequest(VideoCompositionRequest(compositionTime: time, instruction: instruction, output: frame,
+                                                                sources: sources))
+            return frame
+        }
         if let instruction {
             let toOutput = ReelCore.AffineTransform(scaleX: outputScale.x, y: outputScale.y)
             for layer in instruction.layerInstructions.reversed() {

@@ -11,6 +11,8 @@ public struct VideoComposition: Sendable {
     public var instructions: [VideoCompositionInstruction]
     /// Layers drawn over every frame (the sticker of the seed). `animationTool`.
     public var animationTool: OverlayLayer?
+    /// Swift code that makes each frame instead of the built-in compositor. `customVideoCompositorClass`.
+    public var customVideoCompositor: (any VideoCompositing)?
 
     public init(renderSize: Size, frameDuration: MediaTime, instructions: [VideoCompositionInstruction] = []) {
         self.renderSize = renderSize
