@@ -112,6 +112,24 @@ import Testing
         }
     }
 
+    @Test func overlayRotationAndScaleAreDrawn() throws {
+        let clip = try solidClip("rotate", luma: 16)
+        let sequence = try ClipSequence(assets: [clip])
+        var video = sequence.videoComposition
+        let root = OverlayLayer(frame: Rect(x: 0, y: 0, width: 128, height: 72))
+        let bar = OverlayLayer(content: .color(red: 1, green: 1, blue: 1), frame: Rect(x: 44, y: 31, width: 40, height: 10))
+        bar.add(KeyframeAnimation(keyPath: .rotation, values: [0, Double.pi / 2], beginTime: 0, duration: 1,
+                                  isRemovedOnCompletion: false))
+        root.addSublayer(bar)
+        video.animationTool = root
+        let renderer = try VideoRenderer(composition: sequence.composition, videoComposition: video, outputWidth: 128,
+                                         outputHeight: 72)
+        let flat = try renderer.frame(at: .zero)
+        #expect(luma(flat, 48, 36) > 200 && luma(flat, 64, 20) == 16)
+        let turned = try renderer.frame(at: MediaTime(value: 3, timescale: 2))  // held at 90°
+        #expect(luma(turned, 64, 20) > 200 && luma(turned, 48, 36) == 16)
+    }
+
     @Test func portraitClipIsFittedAndCentredWithBars() throws {
         // A 128x72 clip turned to portrait (72x128 on screen) in a 128x72 frame: scaled to 40.5x72, centred.
         let clip = try solidClip("portrait", luma: 200, transform: .right)

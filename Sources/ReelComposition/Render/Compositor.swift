@@ -154,4 +154,37 @@ enum Compositor {
             }
         }
     }
+
+    /// Lays an RGBA picture over the frame through `transform` (picture pixels → frame
+    /// pixels: any turn, scale or move), blended by its alpha times `opacity`. Nearest
+    /// sampling through the inverse transform, over the transformed picture's bounds only.
+    static func drawRGBA(_ picture: PixelBuffer, into target: PixelBuffer, transform: ReelCore.AffineTransform,
+                         opacity: Double) {
+        guard opacity > 0.001, let inverse = transform.inverted() else { return }
+        let box = Rect(x: 0, y: 0, width: Double(picture.width), height: Double(picture.height)).applying(transform)
+        let x0 = max(0, Int(box.minX.rounded(.down))), x1 = min(target.width, Int(box.maxX.rounded(.up)))
+        let y0 = max(0, Int(box.minY.rounded(.down))), y1 = min(target.height, Int(box.maxY.rounded(.up)))
+        guard x1 > x0, y1 > y0 else { return }
+        picture.withPlane(0) { input, inStride in
+            for y in y0..<y1 {
+                for x in x0..<x1 {
+                    let p = Point(x: Double(x) + 0.5, y: Double(y) + 0.5).applying(inverse)
+                    let sx = Int(p.x.rounded(.down)), sy = Int(p.y.rounded(.down))
+                    guard sx >= 0, sy >= 0, sx < picture.width, sy < picture.height else { continue }
+                    let pixel = input + sy * inStride + 4 * sx
+                    let a = Double(pixel.load(fromByteOffset: 3, as: UInt8.self)) / 255 * opacity
+                    guard a > 0.004 else { continue }
+                    let (ly, cb, cr) = yuv(red: Double(pixel.load(as: UInt8.self)) / 255,
+                                           green: Double(pixel.load(fromByteOffset: 1, as: UInt8.self)) / 255,
+                                           blue: Double(pixel.load(fromByteOffset: 2, as: UInt8.self)) / 255)
+                    let alpha = Int32((a * 256).rounded())
+                    target.withMutablePlane(0) { blend($0 + y * $1, x, Int32(ly), alpha) }
+                    if x % 2 == 0, y % 2 == 0 {
+                        target.withMutablePlane(1) { blend($0 + (y / 2) * $1, x / 2, Int32(cb), alpha) }
+                        target.withMutablePlane(2) { blend($0 + (y / 2) * $1, x / 2, Int32(cr), alpha) }
+                    }
+                }
+            }
+        }
+    }
 }

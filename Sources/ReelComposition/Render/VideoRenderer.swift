@@ -99,36 +99,49 @@ final class VideoRenderer {
                              parentOpacity: Double) throws(ReelError) {
         let state = layer.presentation(at: time)
         let opacity = state.opacity * parentOpacity
-        let width = layer.frame.width * state.scale * outputScale.x, height = layer.frame.height * state.scale * outputScale.y
-        let origin = Point(x: state.position.x * outputScale.x - width / 2, y: state.position.y * outputScale.y - height / 2)
-        switch layer.content {
-        case .none:
-            break
-        case .color(let red, let green, let blue):
-            Compositor.fill(Rect(origin: origin, size: Size(width: width, height: height)), in: frame,
-                            color: Compositor.yuv(red: red, green: green, blue: blue), opacity: opacity)
-        case .image(let picture):
-            let key = ObjectIdentifier(layer)
-            let scaled: PixelBuffer
-            if let cached = textCache[key] { scaled = cached } else {
-                scaled = try PixelScaler.converted(picture, to: .rgba, width: max(1, Int(width.rounded())),
-                                                   height: max(1, Int(height.rounded())))
+        let width = layer.frame.width * outputScale.x, height = layer.frame.height * outputScale.y
+        let centre = Point(x: state.position.x * outputScale.x, y: state.position.y * outputScale.y)
+        let plain = state.rotation == 0 && state.scale == 1
+        if case .none = layer.content {} else if opacity > 0.001 {
+            if plain, case .color(let red, let green, let blue) = layer.content {
+                // The common case (the seed's sticker): an exact rectangle fill.
+                Compositor.fill(Rect(x: centre.x - width / 2, y: centre.y - height / 2, width: width, height: height),
+                                in: frame, color: Compositor.yuv(red: red, green: green, blue: blue), opacity: opacity)
+            } else {
+                let picture = try overlayPicture(layer, width: max(1, Int(width.rounded())), height: max(1, Int(height.rounded())))
+                // Picture pixels → frame: about its centre, scaled and turned, then to the layer's position.
+                let transform = ReelCore.AffineTransform(translationX: -Double(picture.width) / 2, y: -Double(picture.height) / 2)
+                    .concatenating(ReelCore.AffineTransform(scaleX: state.scale, y: state.scale))
+                    .concatenating(ReelCore.AffineTransform(rotationAngle: state.rotation))
+                    .concatenating(ReelCore.AffineTransform(translationX: centre.x, y: centre.y))
+                Compositor.drawRGBA(picture, into: frame, transform: transform, opacity: opacity)
             }
-            textCache[key] = scaled
-            Compositor.drawRGBA(scaled, into: frame, origin: origin, opacity: opacity)
-        case .text(let text, let fontSize, let color):
-            let key = ObjectIdentifier(layer)
-            let rendered: PixelBuffer
-            if let cached = textCache[key] { rendered = cached } else {
-                rendered = try TextImage.render(text, width: max(1, Int(width.rounded())), height: max(1, Int(height.rounded())),
-                                                fontSize: max(1, Int((Double(fontSize) * outputScale.y).rounded())), color: color)
-            }
-            textCache[key] = rendered
-            Compositor.drawRGBA(rendered, into: frame, origin: origin, opacity: opacity)
         }
         for sublayer in layer.sublayers {
             try drawOverlay(sublayer, into: frame, at: time, parentOpacity: opacity)
         }
+    }
+
+    /// The layer's content as an RGBA picture of its size, made once.
+    private func overlayPicture(_ layer: OverlayLayer, width: Int, height: Int) throws(ReelError) -> PixelBuffer {
+        let key = ObjectIdentifier(layer)
+        if let cached = textCache[key] { return cached }
+        let picture: PixelBuffer
+        switch layer.content {
+        case .none:
+            picture = try PixelBuffer(width: 1, height: 1, pixelFormat: .rgba)
+        case .color(let red, let green, let blue):
+            picture = try PixelBuffer(width: width, height: height, pixelFormat: .rgba)
+            func byte(_ v: Double) -> UInt8 { UInt8(min(max((v * 255).rounded(), 0), 255)) }
+            picture.fillRect(x: 0, y: 0, width: width, height: height, rgba: (byte(red), byte(green), byte(blue), 255))
+        case .image(let source):
+            picture = try PixelScaler.converted(source, to: .rgba, width: width, height: height)
+        case .text(let text, let fontSize, let color):
+            picture = try TextImage.render(text, width: width, height: height,
+                                           fontSize: max(1, Int((Double(fontSize) * outputScale.y).rounded())), color: color)
+        }
+        textCache[key] = picture
+        return picture
     }
 
     func close() {
