@@ -26,17 +26,21 @@ enum Compositor {
         guard opacity > 0.001, let inverse = transform.inverted() else { return }
         let alpha = Int32((min(opacity, 1) * 256).rounded())
         let clip = crop ?? Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))
-        let translation = transform.isTranslationOnly && transform.tx == transform.tx.rounded()
-            && transform.ty == transform.ty.rounded() && crop == nil
+        // A pure move (a push in progress, a clip placed in a frame) lands on the nearest even
+        // pixel, so every plane copies exactly: a sub-pixel blur buys nothing at 25 moves a second.
+        let nearlyUnit = abs(transform.a - 1) < 1e-9 && abs(transform.d - 1) < 1e-9 && transform.b == 0 && transform.c == 0
+        if nearlyUnit, crop == nil {
+            let dx = Int((transform.tx / 2).rounded()) * 2, dy = Int((transform.ty / 2).rounded()) * 2
+            for plane in 0..<3 {
+                let scale = plane == 0 ? 1 : 2
+                copyShifted(source, target, plane: plane, dx: dx / scale, dy: dy / scale, alpha: alpha)
+            }
+            return
+        }
+        let axisAligned = transform.b == 0 && transform.c == 0
         for plane in 0..<3 {
             let scale = plane == 0 ? 1.0 : 0.5
             let sourcePlane = source.planes[plane], targetPlane = target.planes[plane]
-            if translation, transform.tx.truncatingRemainder(dividingBy: 2) == 0,
-               transform.ty.truncatingRemainder(dividingBy: 2) == 0 {
-                copyShifted(source, target, plane: plane, dx: Int(transform.tx * scale), dy: Int(transform.ty * scale),
-                            alpha: alpha)
-                continue
-            }
             // Plane coordinates: chroma samples sit at twice the distance.
             let a = inverse.a, b = inverse.b, c = inverse.c, d = inverse.d
             let tx = inverse.tx * scale, ty = inverse.ty * scale
@@ -49,6 +53,11 @@ enum Compositor {
             let rowStart = max(0, Int(box.minY.rounded(.down))), rowEnd = min(targetPlane.height, Int(box.maxY.rounded(.up)) + 1)
             let columnStart = max(0, Int(box.minX.rounded(.down))), columnEnd = min(targetPlane.width, Int(box.maxX.rounded(.up)) + 1)
             guard rowEnd > rowStart, columnEnd > columnStart else { continue }
+            if axisAligned {
+                drawScaled(source, into: target, plane: plane, a: a, d: d, tx: tx, ty: ty, rows: rowStart..<rowEnd,
+                           columns: columnStart..<columnEnd, low: (lowX, lowY), limit: (limitX, limitY), alpha: alpha)
+                continue
+            }
             source.withPlane(plane) { input, inStride in
                 target.withMutablePlane(plane) { output, outStride in
                     let maxX = Int(sourcePlane.width) - 1, maxY = Int(sourcePlane.height) - 1
@@ -71,6 +80,46 @@ enum Compositor {
                             let value = (top * 256 + (bottom - top) * clampedFy + 32_768) >> 16
                             blend(out, column, value, alpha)
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Bilinear sampling for scales and moves without a turn: the source column and weight of
+    /// every target column are worked out once per plane, the row once per row.
+    private static func drawScaled(_ source: PixelBuffer, into target: PixelBuffer, plane: Int, a: Double, d: Double,
+                                   tx: Double, ty: Double, rows: Range<Int>, columns: Range<Int>,
+                                   low: (Double, Double), limit: (Double, Double), alpha: Int32) {
+        let sourcePlane = source.planes[plane]
+        let maxX = sourcePlane.width - 1, maxY = sourcePlane.height - 1
+        var x0s: [Int] = [], x1s: [Int] = [], fxs: [Int32] = [], inside: [Bool] = []
+        x0s.reserveCapacity(columns.count)
+        for column in columns {
+            let sx = a * (Double(column) + 0.5) + tx - 0.5
+            inside.append(sx >= low.0 - 0.5 && sx <= limit.0 - 0.5)
+            let x0 = min(max(Int(sx.rounded(.down)), 0), maxX)
+            x0s.append(x0)
+            x1s.append(min(x0 + 1, maxX))
+            fxs.append(min(max(Int32(((sx - Double(x0)) * 256).rounded()), 0), 256))
+        }
+        source.withPlane(plane) { input, inStride in
+            target.withMutablePlane(plane) { output, outStride in
+                for row in rows {
+                    let sy = d * (Double(row) + 0.5) + ty - 0.5
+                    guard sy >= low.1 - 0.5, sy <= limit.1 - 0.5 else { continue }
+                    let y0 = min(max(Int(sy.rounded(.down)), 0), maxY), y1 = min(y0 + 1, maxY)
+                    let fy = min(max(Int32(((sy - Double(y0)) * 256).rounded()), 0), 256)
+                    let top = input + y0 * inStride, bottom = input + y1 * inStride
+                    let out = output + row * outStride
+                    for (index, column) in columns.enumerated() where inside[index] {
+                        let x0 = x0s[index], x1 = x1s[index], fx = fxs[index]
+                        let p00 = Int32(top.load(fromByteOffset: x0, as: UInt8.self))
+                        let p10 = Int32(top.load(fromByteOffset: x1, as: UInt8.self))
+                        let p01 = Int32(bottom.load(fromByteOffset: x0, as: UInt8.self))
+                        let p11 = Int32(bottom.load(fromByteOffset: x1, as: UInt8.self))
+                        let upper = p00 * 256 + (p10 - p00) * fx, lower = p01 * 256 + (p11 - p01) * fx
+                        blend(out, column, (upper * 256 + (lower - upper) * fy + 32_768) >> 16, alpha)
                     }
                 }
             }
