@@ -57,6 +57,9 @@ import Testing
         (#"{"clips": [{"file": "a.mp4"}], "overlays": [{"type": "color", "color": "yellow", "frame": {"x": 0, "y": 0, "width": 1, "height": 1}}]}"#, "overlays[0].color"),
         (#"{"clips": [{"file": "a.mp4"}], "overlays": [{"type": "color", "frame": {"x": 0, "y": 0, "width": 1, "height": 1}, "animations": [{"property": "opacity", "values": [0, 1], "keyTimes": [0], "begin": 0, "duration": 1}]}]}"#, "overlays[0].animations[0].keyTimes"),
         (#"{"clips": []}"#, "clips"),
+        (#"{"clips": [{"file": "a.mp4", "transition": {"type": "dissolve", "duration": 5}}, {"file": "b.mp4"}]}"#, "clips[0]"),
+        (#"{"clips": [{"file": "a.mp4", "speed": 0}]}"#, "clips[0].speed"),
+        (#"{"clips": [{"file": "a.mp4", "speed": -2}]}"#, "clips[0].speed"),
         ("not json", "is not JSON"),
     ])
     func refusalsNameTheSpecPath(json: String, expected: String) {
@@ -81,6 +84,11 @@ import Testing
         #expect(failure.standardError.contains("\(bad.path): clips[0].range.end"))
         #expect(failure.standardError.split(separator: "\n").count == 1)
         #expect(!FileManager.default.fileExists(atPath: refused.path))
+
+        let original = try Data(contentsOf: directory.appendingPathComponent("a.mp4"))
+        let overwrite = try ProcessRunner.reel(["compose", spec.path, "-o", directory.appendingPathComponent("a.mp4").path])
+        #expect(overwrite.status == 2 && overwrite.standardError.contains("clips[0].file"))
+        #expect(try Data(contentsOf: directory.appendingPathComponent("a.mp4")) == original)
     }
 
     @Test func timelinePictureOfASpec() throws {

@@ -37,6 +37,14 @@ struct ComposeCommand: Command {
             return 0
         }
         let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
+        for (index, clip) in description.clips.enumerated() {
+            let input = clip.file.hasPrefix("/") ? URL(fileURLWithPath: clip.file)
+                : specURL.deletingLastPathComponent().appendingPathComponent(clip.file)
+            if input.standardizedFileURL == url.standardizedFileURL {
+                throw ReelError(.invalidArgument, "the output would overwrite this clip",
+                                subject: "\(specURL.path): clips[\(index)].file")
+            }
+        }
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: built.preset)
         let session = ExportSession(composition: built.composition, preset: preset)
         session.outputURL = url
