@@ -144,6 +144,11 @@ struct DemoCommand: Command {
 
     func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
         let output = URL(fileURLWithPath: arguments.value("output") ?? "reel-demo.mp4")
+        var isFolder: ObjCBool = false
+        let outputFolder = output.deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: outputFolder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ReelError(.fileNotFound, "the folder \(outputFolder) does not exist", subject: output.path)
+        }
         var clips: [URL]
         let folder = arguments.value("clips") ?? "../shared/media/seed-clips"
         let found = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])

@@ -22,9 +22,10 @@ struct TimelineCommand: Command {
             throw UsageError("-o must end in .png, .jpg or .jpeg, not '\(output)'", command: spec.name)
         }
         let specURL = URL(fileURLWithPath: arguments.positionals[0])
+        let description = try CompositionSpec(contentsOf: specURL)
         let built: BuiltComposition
         do {
-            built = try CompositionSpec(contentsOf: specURL).build(relativeTo: specURL.deletingLastPathComponent())
+            built = try description.build(relativeTo: specURL.deletingLastPathComponent())
         } catch {
             throw ReelError(error.code, error.message, subject: "\(specURL.path): \(error.subject ?? "spec")")
         }

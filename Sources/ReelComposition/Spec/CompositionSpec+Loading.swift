@@ -6,6 +6,11 @@ extension CompositionSpec {
     /// - Throws: ``ReelError`` `.invalidData` naming the spec path of the problem
     ///   (`clips[1].range.end: …`), for bad JSON, a wrong type, a missing or unknown key.
     public init(contentsOf url: URL) throws(ReelError) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            throw ReelError(.fileNotFound, "no such file", subject: url.path)
+        }
+        guard !isFolder.boolValue else { throw ReelError(.isDirectory, "is a directory, not a spec", subject: url.path) }
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -21,7 +26,8 @@ extension CompositionSpec {
         do {
             object = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw ReelError(.invalidData, "is not JSON: \(error.localizedDescription)", subject: name)
+            throw ReelError(.invalidData, "is not JSON (\((error as NSError).userInfo["NSDebugDescription"] ?? "unreadable"))",
+                            subject: name)
         }
         try Self.checkKeys(object, path: "", pattern: "", name: name)
         do {
