@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "Reel",
     products: [
-        .library(name: "Reel", targets: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition"]),
+        .library(name: "Reel", targets: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture"]),
         .executable(name: "reel", targets: ["reel"]),
     ],
     targets: [
@@ -34,10 +34,11 @@ let package = Package(
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
         .target(name: "ReelComposition", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters"],
                 swiftSettings: strict),
+        .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAsset", "ReelFilters"], swiftSettings: strict),
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict),
 
         // Apps.
-        .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition"],
+        .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture"],
                 swiftSettings: strict),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"], swiftSettings: strict),
         // The seed app's CompositionViewController, ported call by call.
@@ -54,6 +55,7 @@ let package = Package(
         .testTarget(name: "ReelFiltersTests", dependencies: ["ReelFilters", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCompositionTests", dependencies: ["ReelComposition", "ReelTestSupport", "reel"],
                     swiftSettings: strict),
+        .testTarget(name: "ReelCaptureTests", dependencies: ["ReelCapture", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
