@@ -6,6 +6,14 @@ import ReelAsset
 /// never a kept fragmented recording), then exit as shells expect: 128 + the signal.
 public enum SignalHandling {
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var interruptHandler: (@Sendable () -> Void)?
+
+    /// Replaces the default (remove temporary files, exit) for the next signal: `reel record`
+    /// stops and finishes its file instead.
+    static func onInterrupt(_ handler: (@Sendable () -> Void)?) {
+        lock.withLock { interruptHandler = handler }
+    }
 
     /// Call once at start-up, before any work.
     public static func install() {
@@ -20,6 +28,11 @@ public enum SignalHandling {
 
     private static func handler(for number: Int32) -> @Sendable () -> Void {
         {
+            if let handler = lock.withLock({ interruptHandler }) {
+                lock.withLock { interruptHandler = nil }
+                handler()
+                return
+            }
             InProgressFiles.removeAll()
             exit(128 + number)
         }
