@@ -108,6 +108,19 @@ import Testing
         #expect(probe.streams(ofType: "audio").first?.codecName == "aac")
     }
 
+    @Test func keepsTheRotationAndRefusesMixedOnes() throws {
+        let a = try clip("e.mp4", size: "320x240")
+        let turned = directory.appendingPathComponent("e-portrait.mp4")
+        try ProcessRunner.ffmpeg(["-i", a.path, "-c", "copy", "-metadata:s:v", "rotate=270", turned.path])
+        let out = directory.appendingPathComponent("turned.mp4")
+        let result = try ProcessRunner.reel(["merge", turned.path, turned.path, "--preset", "passthrough", "-o", out.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try FFprobe.probe(out).streams(ofType: "video").first?.rotation == -90)
+        let mixed = try ProcessRunner.reel(["merge", a.path, turned.path, "--preset", "passthrough", "-o",
+                                            directory.appendingPathComponent("mixed.mp4").path])
+        #expect(mixed.status == 2 && mixed.standardError.contains("clips[1]") && mixed.standardError.contains("turned 90°"))
+    }
+
     @Test func namesTheClipAndParameterThatDiffer() throws {
         let a = try clip("c.mp4", size: "320x240"), b = try clip("d.mp4", size: "316x240")
         let out = directory.appendingPathComponent("refused.mp4")

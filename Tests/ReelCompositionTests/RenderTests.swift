@@ -130,6 +130,19 @@ import Testing
         #expect(luma(turned, 64, 20) > 200 && luma(turned, 48, 36) == 16)
     }
 
+    @Test func aLaterClipOfAnotherSizeOnTheSameTrackIsFittedByItsOwnSize() throws {
+        let a = try solidClip("size-a", luma: 60), b = try solidClip("size-b", luma: 60)
+        let tall = try solidClip("size-c", luma: 200, width: 72, height: 128)  // third clip: back on track A
+        let sequence = try ClipSequence(assets: [a, b, tall])
+        #expect(sequence.videoComposition.renderSize == Size(width: 128, height: 72))
+        let renderer = try VideoRenderer(composition: sequence.composition, videoComposition: sequence.videoComposition,
+                                         outputWidth: 128, outputHeight: 72)
+        let frame = try renderer.frame(at: MediaTime(value: 5, timescale: 1))
+        #expect(luma(frame, 4, 36) == 16 && luma(frame, 123, 36) == 16)          // bars at the sides
+        #expect(abs(luma(frame, 64, 2) - 200) <= 2 && abs(luma(frame, 64, 69) - 200) <= 2)  // full height
+        #expect(Transition(spec: "") == nil && Transition(spec: ":") == nil && Transition(spec: "push-:1") == nil)
+    }
+
     @Test func portraitClipIsFittedAndCentredWithBars() throws {
         // A 128x72 clip turned to portrait (72x128 on screen) in a 128x72 frame: scaled to 40.5x72, centred.
         let clip = try solidClip("portrait", luma: 200, transform: .right)

@@ -37,12 +37,17 @@ struct ComposeCommand: Command {
             return 0
         }
         let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
-        for (index, clip) in description.clips.enumerated() {
-            let input = clip.file.hasPrefix("/") ? URL(fileURLWithPath: clip.file)
-                : specURL.deletingLastPathComponent().appendingPathComponent(clip.file)
+        // No input may be the output: clips, the music, image overlays.
+        var inputs = description.clips.enumerated().map { ("clips[\($0.offset)].file", $0.element.file) }
+        if let music = description.audio?.music { inputs.append(("audio.music.file", music.file)) }
+        for (index, overlay) in (description.overlays ?? []).enumerated() {
+            if let file = overlay.file { inputs.append(("overlays[\(index)].file", file)) }
+        }
+        for (path, file) in inputs {
+            let input = file.hasPrefix("/") ? URL(fileURLWithPath: file)
+                : specURL.deletingLastPathComponent().appendingPathComponent(file)
             if input.standardizedFileURL == url.standardizedFileURL {
-                throw ReelError(.invalidArgument, "the output would overwrite this clip",
-                                subject: "\(specURL.path): clips[\(index)].file")
+                throw ReelError(.invalidArgument, "the output would overwrite this file", subject: "\(specURL.path): \(path)")
             }
         }
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: built.preset)

@@ -79,6 +79,13 @@ struct MergeCommand: Command {
             transition = .none
         }
         let size = try arguments.size("size").map { Size(width: $0.width, height: $0.height) }
+        if let size, !(16...8192).contains(Int(size.width)) || !(16...8192).contains(Int(size.height))
+            || Int(size.width) % 2 != 0 || Int(size.height) % 2 != 0 {
+            throw UsageError("--size wants even sides from 16 to 8192, not \(Int(size.width))x\(Int(size.height))", command: spec.name)
+        }
+        if size != nil, arguments.value("preset") == "passthrough" {
+            throw UsageError("--size cannot go with --preset passthrough, which copies the pictures as they are", command: spec.name)
+        }
         var assets: [Asset] = []
         for path in arguments.positionals {
             if URL(fileURLWithPath: path).standardizedFileURL == url.standardizedFileURL {

@@ -32,14 +32,13 @@ public enum Transition: Sendable, Hashable {
 
     /// Parses `dissolve:2`, `push:1.5`, `push-up:1`, `slide-right:1`, `wipe:1`, `fade:1`, `zoom:1`, `none`.
     public init?(spec: String) {
-        let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
+        let parts = spec.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard let kind = parts.first, !kind.isEmpty else { return nil }
+        if kind == "none" { self = .none; return }
         let seconds = parts.count > 1 ? Double(parts[1]) : 1
-        guard let seconds, seconds > 0, seconds <= 60 else {
-            if parts.first == "none" { self = .none; return }
-            return nil
-        }
+        guard let seconds, seconds > 0, seconds <= 60 else { return nil }
         let duration = MediaTime(seconds: seconds, preferredTimescale: 600)
-        let words = parts[0].split(separator: "-", maxSplits: 1).map(String.init)
+        let words = kind.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let direction = words.count > 1 ? Direction(rawValue: words[1]) : .left
         guard let direction else { return nil }
         switch words[0] {

@@ -14,6 +14,7 @@ enum PassthroughExport {
         let demuxer: Demuxer
         let video: Int
         let audio: Int?
+        let transform: ReelCore.AffineTransform
     }
 
     /// Notes about what was left out (audio that not every clip has).
@@ -46,8 +47,14 @@ enum PassthroughExport {
                 throw ReelError(.invalidArgument, "has no track \(segment.sourceTrackID)", subject: "\(name) \(source.path)")
             }
             let demuxer = try Demuxer(path: source.path, probing: false)
+            if let first = clips.first, first.transform != video.preferredTransform {
+                throw ReelError(.unsupported,
+                                "is turned \(video.rotation)° where clips[0] is turned \(Int(first.transform.rotationDegrees.rounded()))°; one file has one rotation, so use a sized preset",
+                                subject: "\(name) \(source.path)")
+            }
             clips.append(Clip(segment: segment, demuxer: demuxer, video: video.streamIndex,
-                              audio: asset.tracks(withMediaType: .audio).first?.streamIndex))
+                              audio: asset.tracks(withMediaType: .audio).first?.streamIndex,
+                              transform: video.preferredTransform))
         }
         let first = clips[0]
         for (index, clip) in clips.enumerated().dropFirst() {
@@ -75,6 +82,7 @@ enum PassthroughExport {
         do throws(ReelError) {
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
             let videoOut = try muxer.addStream(copying: first.demuxer, streamIndex: first.video)
+            if !first.transform.isIdentity { try muxer.setDisplayMatrix(first.transform, streamIndex: videoOut) }
             let audioOut = withAudio ? try first.audio.map { (index) throws(ReelError) in
                 try muxer.addStream(copying: first.demuxer, streamIndex: index) } : nil
             muxer.setMetadata("creation_time", ISO8601DateFormatter().string(from: Date()))

@@ -49,14 +49,15 @@ public final class MutableComposition: @unchecked Sendable {
     }
 
     /// The size to render at when nothing else says: the set ``naturalSize``, else the
-    /// largest displayed size of the video tracks.
+    /// displayed size of the first video (the track whose media starts first).
     var renderSizeGuess: Size {
         if naturalSize != .zero { return naturalSize }
-        let sizes = tracks(withMediaType: .video).map { track -> Size in
-            let box = Rect(origin: .zero, size: track.naturalSize).applying(track.preferredTransform)
-            return Size(width: box.width, height: box.height)
-        }
-        return sizes.max { $0.width * $0.height < $1.width * $1.height } ?? Size(width: 1280, height: 720)
+        let first = tracks(withMediaType: .video).filter { $0.naturalSize != .zero }
+            .min { ($0.segments.first { !$0.isEmpty }?.timeMapping.target.start ?? .positiveInfinity)
+                < ($1.segments.first { !$0.isEmpty }?.timeMapping.target.start ?? .positiveInfinity) }
+        guard let first else { return Size(width: 1280, height: 720) }
+        let box = Rect(origin: .zero, size: first.naturalSize).applying(first.preferredTransform)
+        return Size(width: (box.width / 2).rounded() * 2, height: (box.height / 2).rounded() * 2)
     }
 }
 

@@ -61,7 +61,7 @@ final class VideoRenderer {
                 let sourceTime = segment.timeMapping.sourceTime(at: time)
                 guard let picture = try source.source.frame(at: sourceTime) else { continue }
                 // The decoded picture is already scaled; fold that scale out of the transform.
-                let natural = track.naturalSize
+                let natural = source.source.naturalSize
                 let decodeScale = ReelCore.AffineTransform(scaleX: natural.width / Double(picture.width),
                                                            y: natural.height / Double(picture.height))
                 let crop = layer.cropRectangle(at: time).map { rect in
@@ -85,12 +85,7 @@ final class VideoRenderer {
         if let cached = sources[track.trackID], cached.index == segmentIndex { return cached }
         sources[track.trackID]?.source.close()
         // Decode at the size the layer is drawn at (never larger than the source).
-        let natural = track.naturalSize
-        let k = min(1, max(abs(transform.determinant).squareRoot(), 1.0 / 16))
-        let width = max(2, Int((natural.width * k / 2).rounded()) * 2)
-        let height = max(2, Int((natural.height * k / 2).rounded()) * 2)
-        let size = k > 0.99 ? (Int(natural.width) & ~1, Int(natural.height) & ~1) : (width, height)
-        let entry = (segmentIndex, try TrackFrameSource(segment: segment, decodeSize: size))
+        let entry = (segmentIndex, try TrackFrameSource(segment: segment, scale: abs(transform.determinant).squareRoot()))
         sources[track.trackID] = entry
         return entry
     }

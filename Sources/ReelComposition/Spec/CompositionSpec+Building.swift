@@ -30,6 +30,11 @@ extension CompositionSpec {
             } catch {
                 throw ReelError(error.code, error.message, subject: "\(name).file \(url(clip.file).path)")
             }
+            guard asset.duration.isNumeric, asset.duration > .zero, !asset.tracks(withMediaType: .video).isEmpty else {
+                throw ReelError(.invalidArgument, asset.tracks(withMediaType: .video).isEmpty ? "has no video"
+                                    : "is a still picture with no duration; use it as an image overlay",
+                                subject: "\(name).file \(asset.url.path)")
+            }
             var range: MediaTimeRange?
             if let r = clip.range {
                 let start = r.start ?? 0
@@ -110,7 +115,7 @@ extension CompositionSpec {
         guard let spec else { return .none }
         let seconds = spec.duration ?? 1
         guard seconds > 0, seconds <= 60 else {
-            throw ReelError(.invalidArgument, "wants seconds from 0 to 60, not \(seconds)", subject: "\(path).duration")
+            throw ReelError(.invalidArgument, "wants more than 0 and at most 60 seconds, not \(seconds)", subject: "\(path).duration")
         }
         let duration = MediaTime(seconds: seconds, preferredTimescale: 600)
         var direction = Transition.Direction.left
@@ -157,7 +162,11 @@ extension CompositionSpec {
                 throw ReelError(.invalidArgument, "a text overlay needs text", subject: "\(path).text")
             }
             _ = try colour(overlay.color, at: "\(path).color")
-            content = .text(text, fontSize: overlay.fontSize ?? 32, color: overlay.color ?? "#ffffff")
+            let size = overlay.fontSize ?? 32
+            guard (1...1000).contains(size) else {
+                throw ReelError(.invalidArgument, "wants 1 to 1000 pixels, not \(size)", subject: "\(path).fontSize")
+            }
+            content = .text(text, fontSize: size, color: overlay.color ?? "#ffffff")
         case "image":
             guard let file = overlay.file else {
                 throw ReelError(.invalidArgument, "an image overlay needs a file", subject: "\(path).file")
@@ -226,6 +235,11 @@ extension CompositionSpec {
             throw ReelError(.invalidArgument, "wants 0 to 4, not \(volume)", subject: "audio.music.volume")
         }
         parameters.setVolume(volume, at: .zero)
+        for (key, value) in [("fadeIn", music.fadeIn), ("fadeOut", music.fadeOut)] {
+            if let value, !(value >= 0 && value <= 600) {
+                throw ReelError(.invalidArgument, "wants 0 to 600 seconds, not \(value)", subject: "audio.music.\(key)")
+            }
+        }
         if let fadeIn = music.fadeIn, fadeIn > 0 {
             parameters.setVolumeRamp(fromStartVolume: 0, toEndVolume: volume,
                                      timeRange: MediaTimeRange(start: .zero, duration: MediaTime(seconds: fadeIn, preferredTimescale: 1000)))
