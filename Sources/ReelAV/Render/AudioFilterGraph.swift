@@ -23,36 +23,13 @@ package final class AudioFilterGraph {
         self.format = format
         input = try Frame()
         output = try Frame()
-        var created: UnsafeMutablePointer<AVFilterContext>?
         let arguments = "time_base=1/\(format.sampleRate):sample_rate=\(format.sampleRate):sample_fmt=\(format.sampleFormat.rawValue)"
             + ":channel_layout=\(format.channelLayout.name)"
+        let chain = "\(description),aformat=sample_fmts=\(format.sampleFormat.rawValue):sample_rates=\(format.sampleRate)"
+            + ":channel_layouts=\(format.channelLayout.name)"
         do throws(ReelError) {
-            try FFmpeg.check(avfilter_graph_create_filter(&created, avfilter_get_by_name("abuffer"), "in", arguments, nil, graph),
-                             "avfilter_graph_create_filter abuffer")
-            guard let created else { throw ReelError(.ffmpeg, "no audio buffer source") }
-            source = created
-            var sinkContext: UnsafeMutablePointer<AVFilterContext>?
-            try FFmpeg.check(avfilter_graph_create_filter(&sinkContext, avfilter_get_by_name("abuffersink"), "out", nil, nil, graph),
-                             "avfilter_graph_create_filter abuffersink")
-            guard let sinkContext else { throw ReelError(.ffmpeg, "no audio buffer sink") }
-            sink = sinkContext
-            var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
-            defer {
-                avfilter_inout_free(&outputs)
-                avfilter_inout_free(&inputs)
-            }
-            guard let outputPad = outputs, let inputPad = inputs else {
-                throw ReelError(.outOfMemory, "cannot allocate filter pads")
-            }
-            outputPad.pointee.name = av_strdup("in")
-            outputPad.pointee.filter_ctx = source
-            inputPad.pointee.name = av_strdup("out")
-            inputPad.pointee.filter_ctx = sink
-            let chain = "\(description),aformat=sample_fmts=\(format.sampleFormat.rawValue):sample_rates=\(format.sampleRate)"
-                + ":channel_layouts=\(format.channelLayout.name)"
-            try FFmpeg.check(avfilter_graph_parse_ptr(graph, chain, &inputs, &outputs, nil),
-                             "avfilter_graph_parse_ptr '\(description)'")
-            try FFmpeg.check(avfilter_graph_config(graph, nil), "avfilter_graph_config")
+            (source, sink) = try FilterGraphWiring.wire(graph, sourceFilter: "abuffer", arguments: arguments,
+                                                        sinkFilter: "abuffersink", chain: chain, describing: description)
         } catch {
             avfilter_graph_free(&self.graph)
             throw error

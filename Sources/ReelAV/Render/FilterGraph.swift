@@ -28,36 +28,11 @@ package final class FilterGraph {
         self.pixelFormat = pixelFormat
         input = try Frame()
         output = try Frame()
-        var created: UnsafeMutablePointer<AVFilterContext>?
         let arguments = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat.av.rawValue):time_base=1/25:pixel_aspect=1/1"
         do throws(ReelError) {
-            try FFmpeg.check(avfilter_graph_create_filter(&created, avfilter_get_by_name("buffer"), "in", arguments, nil, graph),
-                             "avfilter_graph_create_filter buffer")
-            guard let created else { throw ReelError(.ffmpeg, "no buffer source") }
-            source = created
-            var sinkContext: UnsafeMutablePointer<AVFilterContext>?
-            try FFmpeg.check(avfilter_graph_create_filter(&sinkContext, avfilter_get_by_name("buffersink"), "out", nil, nil, graph),
-                             "avfilter_graph_create_filter buffersink")
-            guard let sinkContext else { throw ReelError(.ffmpeg, "no buffer sink") }
-            sink = sinkContext
-            // avfilter_graph_parse_ptr takes these lists and leaves behind what it did not use;
-            // what is left in the variables afterwards is ours to free.
-            var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
-            defer {
-                avfilter_inout_free(&outputs)
-                avfilter_inout_free(&inputs)
-            }
-            guard let outputPad = outputs, let inputPad = inputs else {
-                throw ReelError(.outOfMemory, "cannot allocate filter pads")
-            }
-            outputPad.pointee.name = av_strdup("in")
-            outputPad.pointee.filter_ctx = source
-            inputPad.pointee.name = av_strdup("out")
-            inputPad.pointee.filter_ctx = sink
-            let chain = "\(description),format=\(pixelFormat.rawValue)"
-            try FFmpeg.check(avfilter_graph_parse_ptr(graph, chain, &inputs, &outputs, nil),
-                             "avfilter_graph_parse_ptr '\(description)'")
-            try FFmpeg.check(avfilter_graph_config(graph, nil), "avfilter_graph_config")
+            (source, sink) = try FilterGraphWiring.wire(graph, sourceFilter: "buffer", arguments: arguments,
+                                                        sinkFilter: "buffersink", chain: "\(description),format=\(pixelFormat.rawValue)",
+                                                        describing: description)
         } catch {
             avfilter_graph_free(&self.graph)
             throw error

@@ -23,6 +23,16 @@ enum CompositionExport {
         return (url, type)
     }
 
+    /// An export of `sequence` with `preset` to `url`.
+    static func session(for sequence: ClipSequence, preset: ExportPreset, to url: URL, type: FileType) -> ExportSession {
+        let session = ExportSession(composition: sequence.composition, preset: preset)
+        session.outputURL = url
+        session.outputFileType = type
+        session.videoComposition = sequence.videoComposition
+        session.audioMix = sequence.audioMix
+        return session
+    }
+
     static func run(_ session: ExportSession, console: Console, json: Bool, label: String) async throws(ReelError) {
         let progress = ProgressReporter(console: console, json: json, total: max(session.composition.duration.seconds, 0.001),
                                         label: label)
@@ -94,11 +104,7 @@ struct MergeCommand: Command {
             assets.append(try Asset(path: path))
         }
         let sequence = try ClipSequence(assets: assets, transitions: [transition], renderSize: size)
-        let session = ExportSession(composition: sequence.composition, preset: preset)
-        session.outputURL = url
-        session.outputFileType = type
-        session.videoComposition = sequence.videoComposition
-        session.audioMix = sequence.audioMix
+        let session = CompositionExport.session(for: sequence, preset: preset, to: url, type: type)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "merge")
         return 0
     }
@@ -126,11 +132,7 @@ struct ExportCommand: Command {
             throw ReelError(.invalidArgument, "the output would overwrite the input", subject: input)
         }
         let sequence = try ClipSequence(assets: [try Asset(path: input)])
-        let session = ExportSession(composition: sequence.composition, preset: preset)
-        session.outputURL = url
-        session.outputFileType = type
-        session.videoComposition = sequence.videoComposition
-        session.audioMix = sequence.audioMix
+        let session = CompositionExport.session(for: sequence, preset: preset, to: url, type: type)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "export")
         return 0
     }
