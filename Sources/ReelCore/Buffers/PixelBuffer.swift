@@ -134,11 +134,15 @@ public final class PixelBuffer: @unchecked Sendable {
             throw ReelError(.invalidArgument,
                             "cannot copy a \(other.width)x\(other.height) \(other.pixelFormat) buffer into a \(width)x\(height) \(pixelFormat) one")
         }
-        for (src, dst) in zip(other.planes, planes) {
-            for row in 0..<dst.height {
-                (storage.base + dst.offset + row * dst.bytesPerRow).copyMemory(
-                    from: other.storage.base + src.offset + row * src.bytesPerRow, byteCount: dst.bytesPerRowOfPixels)
-            }
+        for index in planes.indices { copyPlane(index, from: other) }
+    }
+
+    /// Copies plane `index` of `other`, a buffer of the same size and format, row by row.
+    public func copyPlane(_ index: Int, from other: PixelBuffer) {
+        let source = other.planes[index], target = planes[index]
+        for row in 0..<target.height {
+            (storage.base + target.offset + row * target.bytesPerRow).copyMemory(
+                from: other.storage.base + source.offset + row * source.bytesPerRow, byteCount: target.bytesPerRowOfPixels)
         }
     }
 }

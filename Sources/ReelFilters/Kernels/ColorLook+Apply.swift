@@ -20,7 +20,7 @@ extension ColorLook {
             mapInterleavedChroma(source, target)
         case .rgba, .bgra:
             if isLumaIdentity && isChromaIdentity {
-                copyPlane(0, source, target)
+                target.copyPlane(0, from: source)
             } else {
                 mapRGB(source, target, redFirst: source.pixelFormat == .rgba)
             }
@@ -31,7 +31,7 @@ extension ColorLook {
 
     private func mapLuma(_ source: PixelBuffer, _ target: PixelBuffer) {
         if isLumaIdentity {
-            copyPlane(0, source, target)
+            target.copyPlane(0, from: source)
             return
         }
         mapPlane(0, source, target, pairs: lumaPairs)
@@ -46,25 +46,7 @@ extension ColorLook {
                 target.withMutablePlane(index) { output, outStride in
                     ParallelRows.run(rows: plane.height) { rows in
                         for row in rows {
-                            let i = input + row * inStride
-                            let o = output + row * outStride
-                            var x = 0
-                            // Eight samples per step: one 64-bit load and store around four lookups
-                            // in the table of sample pairs.
-                            while x + 8 <= width {
-                                let word = i.loadUnaligned(fromByteOffset: x, as: UInt64.self)
-                                let a = UInt64(pairs[Int(truncatingIfNeeded: word & 0xFFFF)])
-                                let b = UInt64(pairs[Int(truncatingIfNeeded: (word >> 16) & 0xFFFF)])
-                                let c = UInt64(pairs[Int(truncatingIfNeeded: (word >> 32) & 0xFFFF)])
-                                let d = UInt64(pairs[Int(truncatingIfNeeded: word >> 48)])
-                                o.storeBytes(of: a | b << 16 | c << 32 | d << 48, toByteOffset: x, as: UInt64.self)
-                                x += 8
-                            }
-                            while x < width {
-                                let value = pairs[Int(i.load(fromByteOffset: x, as: UInt8.self))]
-                                o.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: x, as: UInt8.self)
-                                x += 1
-                            }
+                            Self.mapRow(input + row * inStride, output + row * outStride, width: width, pairs: pairs)
                         }
                     }
                 }
@@ -128,22 +110,12 @@ extension ColorLook {
         }
     }
 
-    private func copyPlane(_ index: Int, _ source: PixelBuffer, _ target: PixelBuffer) {
-        let plane = source.planes[index]
-        source.withPlane(index) { input, inStride in
-            target.withMutablePlane(index) { output, outStride in
-                for row in 0..<plane.height {
-                    (output + row * outStride).copyMemory(from: input + row * inStride, byteCount: plane.bytesPerRowOfPixels)
-                }
-            }
-        }
-    }
 
     private func mapPlanarChroma(_ source: PixelBuffer, _ target: PixelBuffer) {
         let plane = source.planes[1]
         if isChromaIdentity {
-            copyPlane(1, source, target)
-            copyPlane(2, source, target)
+            target.copyPlane(1, from: source)
+            target.copyPlane(2, from: source)
             return
         }
         if let constant = constantChroma {
@@ -191,7 +163,7 @@ extension ColorLook {
     private func mapInterleavedChroma(_ source: PixelBuffer, _ target: PixelBuffer) {
         let plane = source.planes[1]
         if isChromaIdentity {
-            copyPlane(1, source, target)
+            target.copyPlane(1, from: source)
             return
         }
         chroma.withUnsafeBufferPointer { table in

@@ -28,17 +28,7 @@ struct Vignette: Sendable {
         let width = source.width, height = source.height
         switch source.pixelFormat {
         case .yuv420p, .nv12, .yuv444p:
-            for index in 1..<source.planes.count {
-                let plane = source.planes[index]
-                source.withPlane(index) { input, inStride in
-                    target.withMutablePlane(index) { output, outStride in
-                        for row in 0..<plane.height {
-                            (output + row * outStride).copyMemory(from: input + row * inStride,
-                                                                  byteCount: plane.bytesPerRowOfPixels)
-                        }
-                    }
-                }
-            }
+            for index in 1..<source.planes.count { target.copyPlane(index, from: source) }
             source.withPlane(0) { input, inStride in
                 target.withMutablePlane(0) { output, outStride in
                     gains.withUnsafeBufferPointer { gain in
