@@ -14,6 +14,8 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     public var maxRecordedDuration: MediaTime = .invalid
     weak var session: CaptureSession?
     private let lock = NSLock()
+    /// Serialises audio appends with the flush of ``earlyAudio``.
+    private let audioOrder = NSLock()
     private var writer: AssetWriter?
     private var video: AssetWriterInput?
     private var audio: AssetWriterInput?
@@ -96,21 +98,9 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         guard let writer else { return }
         do throws(ReelError) {
             if sample.mediaType == .video {
-                let (start, early) = lock.withLock { () -> (MediaTime, [SampleBuffer]) in
-                    var early: [SampleBuffer] = []
-                    if !firstTime.isValid {
-                        firstTime = sample.presentationTime
-                        writer.startSession(atSourceTime: sample.presentationTime)
-                        early = earlyAudio
-                        earlyAudio = []
-                    }
-                    lastTime = sample.presentationTime + sample.duration
-                    frames += 1
-                    return (firstTime, early)
-                }
+                try startSessionIfNeeded(at: sample, writer: writer, audio: audio)
                 try video?.append(sample)
-                for buffered in early where buffered.timeRange.end > start { try audio?.append(buffered) }
-                if maxRecordedDuration.isNumeric, lastTime - start >= maxRecordedDuration {
+                if maxRecordedDuration.isNumeric, recordedDuration >= maxRecordedDuration {
                     let first = lock.withLock { () -> Bool in
                         defer { stopping = true }
                         return !stopping
@@ -118,6 +108,8 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
                     if first { DispatchQueue.global().async { [self] in stopRecording() } }
                 }
             } else if let audio {
+                audioOrder.lock()
+                defer { audioOrder.unlock() }
                 let started = lock.withLock { () -> Bool in
                     if firstTime.isValid { return true }
                     earlyAudio.append(sample)
@@ -129,6 +121,28 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         } catch {
             lock.withLock { if failure == nil { failure = error } }
         }
+    }
+
+    /// Counts the frame and, on the first one, starts the writer's session there and writes
+    /// the audio that came before it. Holding `audioOrder` throughout keeps a later audio
+    /// buffer, arriving on its own thread, from overtaking the buffered ones.
+    private func startSessionIfNeeded(at sample: SampleBuffer, writer: AssetWriter,
+                                      audio: AssetWriterInput?) throws(ReelError) {
+        audioOrder.lock()
+        defer { audioOrder.unlock() }
+        let (start, early) = lock.withLock { () -> (MediaTime, [SampleBuffer]) in
+            var early: [SampleBuffer] = []
+            if !firstTime.isValid {
+                firstTime = sample.presentationTime
+                writer.startSession(atSourceTime: sample.presentationTime)
+                early = earlyAudio
+                earlyAudio = []
+            }
+            lastTime = sample.presentationTime + sample.duration
+            frames += 1
+            return (firstTime, early)
+        }
+        for buffered in early where buffered.timeRange.end > start { try audio?.append(buffered) }
     }
 
     override func sessionDidStop() { if isRecording { stopRecording() } }
