@@ -5,11 +5,14 @@ CLIPS ?= ../shared/media/seed-clips
 RELEASE_BIN := .build/release/reel
 
 # Debian 12 packages: FFmpeg's libraries and headers, the ffmpeg/ffprobe CLI as the
-# outside judge in tests and benchmarks, and headless Chromium for "does it play".
+# outside judge in tests and benchmarks, headless Chromium for "does it play",
+# libmicrohttpd for the studio, PulseAudio (a real daemon in the audio tests) and Xvfb
+# (a real X display in the screen-capture tests).
 DEBIAN_PACKAGES := pkg-config \
 	libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev \
-	libavfilter-dev libavdevice-dev ffmpeg \
-	chromium chromium-driver python3-selenium bc fontconfig fonts-dejavu-core
+	libavfilter-dev libavdevice-dev ffmpeg libmicrohttpd-dev libpulse-dev linux-libc-dev \
+	chromium chromium-driver python3-selenium bc fontconfig fonts-dejavu-core \
+	pulseaudio pulseaudio-utils xvfb x11-utils
 
 .PHONY: deps build debug test demo bench clean format
 
