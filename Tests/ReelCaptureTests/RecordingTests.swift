@@ -26,7 +26,7 @@ import Testing
     @Test func virtualCameraCounterReadsBack() throws {
         let picture = try PixelBuffer(width: 320, height: 240, pixelFormat: .yuv420p)
         for index in [0, 1, 29, 30, 1234] {
-            VirtualCamera.render(frame: Int64(index), rate: 30, into: picture)
+            VirtualCamera(frame: Int64(index), rate: 30, width: 320, height: 240, zoom: 1).render(into: picture, controls: DeviceControls())
             #expect(VirtualCamera.readCounter(picture) == index)
         }
     }
