@@ -267,7 +267,13 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     private func deliverFrame(_ index: Int64, camera: CaptureDevice, configuration: Configuration, filter: FilterChain?) {
-        let (width, height) = configuration.frameSize
+        var (width, height) = configuration.frameSize
+        // A recording keeps its size through a camera switch: the new camera's picture is
+        // made at the size the file has.
+        if let pool, pool.width != width || pool.height != height,
+           configuration.outputs.contains(where: { ($0 as? MovieFileOutput)?.isRecording == true }) {
+            (width, height) = (pool.width, pool.height)
+        }
         if pool?.width != width || pool?.height != height {
             pool = try? PixelBufferPool(width: width, height: height, pixelFormat: .yuv420p, maximumFreeBuffers: 24)
         }
