@@ -18,7 +18,8 @@ import Testing
         let result = try ProcessRunner.reel(["record", "-o", out.path, "--preset", "low", "--max-duration", "1.5",
                                              "--filter", "PhotoEffectMono"], timeout: 30)
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(abs((try FFprobe.probe(out).duration ?? 0) - 1.5) < 0.15)
+        let timed = try FFprobe.probe(out).duration ?? 0
+        #expect(abs(timed - 1.5) < 0.15, "\(timed) s")
 
         let interrupted = directory.appendingPathComponent("interrupted.mp4")
         let process = Process()
