@@ -25,9 +25,13 @@ build: deps
 debug:
 	$(SWIFT) build
 
+# The real-time recording tests need the optimised binary and the CPU to themselves, so
+# they run alone after the rest.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel --num-workers 2
+	$(SWIFT) build -c release --product reel
+	$(SWIFT) test --skip-build --parallel --num-workers 2 --skip RealTimeRecordingTests
+	$(SWIFT) test --skip-build --filter RealTimeRecordingTests
 
 demo: deps build
 	@scripts/demo.sh $(RELEASE_BIN) $(CLIPS)
