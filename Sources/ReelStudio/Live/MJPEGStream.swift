@@ -1,0 +1,42 @@
+import Foundation
+import ReelHTTP
+
+/// One viewer's MJPEG body: `multipart/x-mixed-replace`, one JPEG part per picture,
+/// always the newest. When the camera is quiet it repeats the last picture every
+/// 2 s so that the connection stays alive.
+final class MJPEGStream: HTTPResponseStream, @unchecked Sendable {
+    static let boundary = "reelframe"
+    static let contentType = "multipart/x-mixed-replace; boundary=\(boundary)"
+
+    private let feed: PreviewFeed
+    private let lock = NSLock()
+    private var cancelled = false
+    private var left = false
+    private var lastSequence = 0
+
+    init(feed: PreviewFeed) {
+        self.feed = feed
+        feed.viewerJoined()
+    }
+
+    func next() -> HTTPStreamChunk {
+        guard let frame = feed.frame(after: lastSequence, timeout: 2, cancelled: { lock.withLock { cancelled } }) else {
+            return .end
+        }
+        lastSequence = frame.sequence
+        var part = Data("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(frame.jpeg.count)\r\nX-Frame: \(frame.frameIndex)\r\n\r\n".utf8)
+        part.append(frame.jpeg)
+        part.append(contentsOf: Array("\r\n".utf8))
+        return .bytes(part)
+    }
+
+    func cancel() { lock.withLock { cancelled = true } }
+
+    func closed() {
+        let first = lock.withLock { () -> Bool in
+            defer { left = true }
+            return !left
+        }
+        if first { feed.viewerLeft() }
+    }
+}
