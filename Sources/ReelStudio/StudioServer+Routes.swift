@@ -156,7 +156,9 @@ extension StudioServer {
         let statistics = camera.statistics
         return StudioStatus(running: camera.session.isRunning, frameRate: statistics.frameRate, width: statistics.width,
                             height: statistics.height, deliveredFrames: statistics.deliveredFrames,
-                            droppedFrames: statistics.droppedFrames, previewFrames: statistics.previewFrames,
+                            droppedFrames: statistics.droppedFrames,
+                            captureFrameIndex: max(0, statistics.deliveredFrames + statistics.droppedFrames - 1),
+                            previewFrames: statistics.previewFrames,
                             previewDrops: statistics.previewDrops, previewViewers: feed.viewers,
                             encodeMilliseconds: statistics.encodeMilliseconds, previewFrameIndex: feed.current?.frameIndex,
                             recording: false, recordedSeconds: 0, segments: 0, progress: 0,

@@ -12,7 +12,8 @@ extension StudioAssets {
       // The live preview: MJPEG in an <img>; on a lost connection, try again.
       const preview = $("preview");
       function startPreview() { preview.src = `/api/preview.mjpg?t=${Date.now()}`; }
-      preview.addEventListener("load", () => { $("preview-message").hidden = true; });
+      // A multipart picture fires no load event per part, so look for the first picture.
+      setInterval(() => { $("preview-message").hidden = preview.naturalWidth > 0; }, 500);
       preview.addEventListener("error", () => {
         $("preview-message").hidden = false;
         setTimeout(startPreview, 1500);
@@ -30,7 +31,7 @@ extension StudioAssets {
         const single = state.cameras.length < 2;
         $("switch-camera").disabled = single;
         $("switch-reason").hidden = !single;
-        $("switch-reason").textContent = single ? "Only one camera is connected. Start with --camera file:CLIP to add a clip as a camera." : "";
+        $("switch-reason").textContent = single ? "This machine has one camera. To add a clip as a second one, start reel studio with --camera file:CLIP.mp4." : "";
         renderControls(state.controls);
         renderStatus(state.status);
       }

@@ -57,7 +57,7 @@ extension StudioAssets {
         <button id="record" class="shutter record" type="button" aria-label="Hold to record"><span></span></button>
         <button id="save" class="side-button accent" type="button" aria-label="Save the short video">
           <svg viewBox="0 0 24 24" aria-hidden="true"><path d="M5 12l5 5L20 7"/></svg><span>Save</span></button>
-        <a class="side-button" href="/gallery" aria-label="Open the gallery">
+        <a class="side-button gallery" href="/gallery" aria-label="Open the gallery">
           <svg viewBox="0 0 24 24" aria-hidden="true"><rect x="3" y="3" width="18" height="18" rx="3"/><path d="M3 16l5-5 4 4 3-3 6 6"/></svg><span>Gallery</span></a>
       </div>
       <p class="hint">Hold <b>record</b> to film, let go to pause; up to 15 s in all. Tap the picture to focus there.</p>

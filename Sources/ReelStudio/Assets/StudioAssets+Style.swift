@@ -7,6 +7,7 @@ extension StudioAssets {
       --tap: 48px; font-size: 16px;
     }
     * { box-sizing: border-box; }
+    [hidden] { display: none !important; }
     html, body { margin: 0; background: var(--bg); color: var(--text); }
     body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; line-height: 1.45;
       min-height: 100vh; -webkit-tap-highlight-color: transparent; }
@@ -80,7 +81,7 @@ extension StudioAssets {
     .flash.go { animation: flash .35s ease-out; }
     @keyframes flash { 0% { opacity: .9; } 100% { opacity: 0; } }
     .shutter-row { display: flex; align-items: center; justify-content: center; gap: 1rem; margin: 1rem 0 .5rem; flex-wrap: nowrap; }
-    .side-button { flex-direction: column; gap: .15rem; min-width: 64px; min-height: 64px; padding: .4rem .6rem; font-size: .8rem;
+    .side-button { display: inline-flex; flex-direction: column; text-decoration: none; gap: .15rem; min-width: 64px; min-height: 64px; padding: .4rem .6rem; font-size: .8rem;
       border-radius: 14px; background: var(--panel); color: var(--text); }
     .side-button.accent { color: var(--accent); }
     .shutter { width: 76px; height: 76px; border-radius: 50%; padding: 0; border: 4px solid #fff; background: transparent;
@@ -159,7 +160,7 @@ extension StudioAssets {
 
     @media (max-width: 1100px) { .compose-grid { grid-template-columns: 1fr 1fr; } }
     @media (max-width: 900px) {
-      main.camera { grid-template-columns: 1fr; }
+      main.camera { grid-template-columns: minmax(0, 1fr); }
       .compose-grid { grid-template-columns: 1fr; }
     }
     @media (max-width: 600px) {
@@ -170,8 +171,9 @@ extension StudioAssets {
       .tabs a { padding: 0 .9rem; flex: 1; justify-content: center; }
       .pill { display: none; }
       .viewfinder { border-radius: 12px; }
-      .shutter-row { gap: .45rem; }
-      .side-button { min-width: 52px; padding: .3rem .2rem; font-size: .72rem; }
+      .shutter-row { gap: .5rem; }
+      .side-button { min-width: 56px; padding: .3rem .2rem; font-size: .75rem; }
+      .side-button.gallery { display: none; }
       .shutter { width: 70px; height: 70px; }
       .shutter span { width: 52px; height: 52px; }
       .grid { grid-template-columns: 1fr 1fr; gap: .6rem; }

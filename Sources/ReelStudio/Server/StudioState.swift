@@ -42,6 +42,8 @@ struct StudioStatus: Encodable, Sendable {
     var height: Int
     var deliveredFrames: Int
     var droppedFrames: Int
+    /// The number of the newest frame the camera made (delivered and dropped ones counted).
+    var captureFrameIndex: Int
     var previewFrames: Int
     var previewDrops: Int
     var previewViewers: Int
