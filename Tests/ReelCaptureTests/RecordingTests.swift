@@ -26,7 +26,7 @@ import Testing
     @Test func virtualCameraCounterReadsBack() throws {
         let picture = try PixelBuffer(width: 320, height: 240, pixelFormat: .yuv420p)
         for index in [0, 1, 29, 30, 1234] {
-            VirtualCamera.render(frame: Int64(index), rate: 30, into: picture)
+            VirtualCamera(frame: Int64(index), rate: 30, width: 320, height: 240, zoom: 1).render(into: picture, controls: DeviceControls())
             #expect(VirtualCamera.readCounter(picture) == index)
         }
     }
@@ -55,38 +55,9 @@ import Testing
         session.stopRunning()
         for await error in finished.stream { #expect(error == nil, "\(String(describing: error))") }
 
-        let asset = try Asset(url: url)
-        let reader = try AssetReader(asset: asset)
-        let video = AssetReaderTrackOutput(track: try #require(asset.tracks(withMediaType: .video).first))
-        let audio = AssetReaderTrackOutput(track: try #require(asset.tracks(withMediaType: .audio).first),
-                                           audioSettings: AudioOutputSettings(sampleFormat: .floatPlanar))
-        try reader.add(video)
-        try reader.add(audio)
-        try reader.startReading()
-        var counters: [Int] = []
-        var flashes: [Double] = []
-        while let sample = try video.copyNextSampleBuffer(), let picture = sample.pixelBuffer {
-            counters.append(VirtualCamera.readCounter(picture))
-            if (picture.element(plane: 0, x: 160, y: 200)?[0] ?? 0) > 200 { flashes.append(sample.presentationTime.seconds) }
-        }
-        #expect(counters.count >= 80, "\(counters.count) frames in 3 s")
-        #expect(zip(counters, counters.dropFirst()).allSatisfy { $1 == $0 + 1 }, "counters not consecutive: \(counters)")
-        var clicks: [Double] = []
-        var last = -10.0
-        var audioEnd = 0.0
-        while let sample = try audio.copyNextSampleBuffer() {
-            audioEnd = max(audioEnd, sample.timeRange.end.seconds)
-            for (i, value) in (sample.audioBuffer?.floatSamples(channel: 0) ?? []).enumerated() where abs(value) > 0.3 {
-                let time = sample.presentationTime.seconds + Double(i) / 48000
-                if time - last > 0.5 { clicks.append(time) }
-                last = time
-            }
-        }
-        #expect(!flashes.isEmpty)
-        // A flash in the last moment before the stop may lack its click if the audio stopped first.
-        for flash in flashes where flash < audioEnd - 0.05 {
-            let nearest = clicks.min { abs($0 - flash) < abs($1 - flash) } ?? 99
-            #expect(abs(nearest - flash) <= 1.0 / 30 + 0.001, "flash \(flash) s, nearest click \(nearest) s")
-        }
+        let checks = try CaptureChecks(url)
+        #expect(checks.counters.count >= 80, "\(checks.counters.count) frames in 3 s")
+        #expect(checks.countersAreConsecutive, "counters not consecutive: \(checks.counterBreaks)")
+        _ = checks.expectSync(frameDuration: 1.0 / 30)
     }
 }

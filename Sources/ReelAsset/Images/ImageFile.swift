@@ -28,6 +28,18 @@ public enum ImageFile {
         }
     }
 
+    /// The encoded bytes of `picture` with `metadata` as EXIF (its size filled in).
+    public static func data(_ picture: PixelBuffer, format: Format, metadata: ImageMetadata) throws(ReelError) -> Data {
+        var metadata = metadata
+        metadata.width = picture.width
+        metadata.height = picture.height
+        switch format {
+        case .png: return Data(ExifEncoder.insert(metadata, intoPNG: try ImageEncoder.png(picture)))
+        case .jpeg(let quality):
+            return Data(ExifEncoder.insert(metadata, intoJPEG: try ImageEncoder.jpeg(picture, quality: min(max(quality, 1), 31))))
+        }
+    }
+
     /// Writes `picture` to `url`, under a temporary name renamed when complete.
     /// The format follows the extension unless given.
     /// - Throws: ``ReelError`` `.unsupported` for an extension other than png/jpg/jpeg, or `.io`.

@@ -4,114 +4,170 @@ public import ReelCore
 /// A camera, microphone or other source of live media. `AVCaptureDevice`.
 ///
 /// Devices are named by ID: `virtual:camera` and `virtual:microphone` exist on every
-/// machine (the camera renders a moving scene with a frame counter and a flash every
-/// second; the microphone clicks at each flash), and `file:PATH` plays a media file as
-/// a live source.
+/// machine (the camera renders a moving scene with a frame counter, a timecode and a
+/// flash every second, and simulates optics so that its controls visibly act; the
+/// microphone clicks at each flash), and `file:PATH` plays a media file as a live
+/// camera and microphone, looping.
 public final class CaptureDevice: @unchecked Sendable {
     /// Where a camera faces. `AVCaptureDevice.Position`.
-    public enum Position: String, Sendable, Codable {
+    public enum Position: String, Sendable, Codable, CaseIterable {
         case unspecified, front, back, external
     }
 
-    /// One mode the device can capture in. `AVCaptureDevice.Format`.
-    public struct Format: Sendable, Hashable, Codable {
-        public var width: Int
-        public var height: Int
-        public var pixelFormat: String
-        /// Frames per second the format supports, lowest and highest. `videoSupportedFrameRateRanges`.
-        public var minFrameRate: Double
-        public var maxFrameRate: Double
+    /// The kind of device. `AVCaptureDevice.DeviceType`.
+    public enum DeviceType: String, Sendable, Codable, CaseIterable {
+        /// A camera (`builtInWideAngleCamera`); on Linux every camera is this.
+        case camera
+        /// A microphone (`microphone`).
+        case microphone
+        /// A media file played as a live camera and microphone.
+        case file
+    }
+
+    /// What produces the device's media.
+    enum Source: Sendable {
+        case virtualCamera, virtualMicrophone
+        case file(path: String)
+    }
+
+    /// The controls a device has; what is missing answers `isXSupported == false`.
+    struct Capabilities: OptionSet, Sendable {
+        let rawValue: Int
+        static let focus = Capabilities(rawValue: 1 << 0)
+        static let exposure = Capabilities(rawValue: 1 << 1)
+        static let zoom = Capabilities(rawValue: 1 << 2)
+        static let torch = Capabilities(rawValue: 1 << 3)
+        static let flash = Capabilities(rawValue: 1 << 4)
+        static let whiteBalance = Capabilities(rawValue: 1 << 5)
+        static let all: Capabilities = [.focus, .exposure, .zoom, .torch, .flash, .whiteBalance]
     }
 
     public let uniqueID: String
     public let localizedName: String
-    public let mediaType: MediaType
+    public let deviceType: DeviceType
     public let position: Position
     public let formats: [Format]
-    private let lock = NSLock()
+    let source: Source
+    let capabilities: Capabilities
+    let lock = NSLock()
+    var controls = DeviceControls()
     private var _activeFormat: Format?
     private var _frameRate: Double = 30
-    private var locked = false
+    private var configurationLocks = 0
 
-    init(uniqueID: String, localizedName: String, mediaType: MediaType, position: Position, formats: [Format]) {
+    init(uniqueID: String, localizedName: String, deviceType: DeviceType, position: Position, formats: [Format],
+         source: Source, capabilities: Capabilities) {
         self.uniqueID = uniqueID
         self.localizedName = localizedName
-        self.mediaType = mediaType
+        self.deviceType = deviceType
         self.position = position
         self.formats = formats
-        _activeFormat = formats.first { $0.width == 1280 } ?? formats.first
+        self.source = source
+        self.capabilities = capabilities
+        _activeFormat = Self.defaultFormat(in: formats)
     }
 
-    /// Whether the device gives `mediaType`. `hasMediaType(_:)`.
-    public func hasMediaType(_ type: MediaType) -> Bool { type == mediaType || (uniqueID.hasPrefix("file:") && type == .audio) }
+    /// The medium the device gives first: video for cameras and files, audio for microphones.
+    public var mediaType: MediaType { deviceType == .microphone ? .audio : .video }
 
-    /// The format in use. `activeFormat`.
+    /// Whether the device gives `mediaType`: a file camera gives its sound too. `hasMediaType(_:)`.
+    public func hasMediaType(_ type: MediaType) -> Bool {
+        type == mediaType || (deviceType == .file && type == .audio)
+    }
+
+    // MARK: - Format and frame rate
+
+    /// The format in use. Setting one resets the frame rate into its range. `activeFormat`.
     public var activeFormat: Format? {
         get { lock.withLock { _activeFormat } }
-        set { lock.withLock { _activeFormat = newValue } }
+        set {
+            lock.withLock {
+                _activeFormat = newValue
+                if let newValue {
+                    _frameRate = min(max(_frameRate, newValue.minFrameRate), newValue.maxFrameRate)
+                    controls.zoomFactor = min(controls.zoomFactor, newValue.videoMaxZoomFactor)
+                }
+            }
+        }
+    }
+
+    /// The format a device starts in: 1280x720 where it has one (the seeds' preset).
+    static func defaultFormat(in formats: [Format]) -> Format? { formats.first { $0.width == 1280 } ?? formats.first }
+
+    /// Goes back to the format the device started in, at 30 fps (the seed's slow-motion
+    /// recipe ends with this).
+    public func restoreDefaultFormat() {
+        activeFormat = Self.defaultFormat(in: formats)
+        lock.withLock { _frameRate = min(max(30, _activeFormat?.minFrameRate ?? 30), _activeFormat?.maxFrameRate ?? 30) }
     }
 
     /// The frame rate in use, between the active format's limits.
     public var activeFrameRate: Double { lock.withLock { _frameRate } }
 
-    /// `activeVideoMinFrameDuration`.
-    public var activeVideoMinFrameDuration: MediaTime {
-        MediaTime(value: 1, timescale: Int32(max(1, activeFrameRate.rounded())))
-    }
+    /// The shortest time between frames: one over the frame rate. `activeVideoMinFrameDuration`.
+    public var activeVideoMinFrameDuration: MediaTime { Self.frameDuration(for: activeFrameRate) }
+    /// The longest time between frames; the same, as capture here runs at a fixed rate.
+    /// `activeVideoMaxFrameDuration`.
+    public var activeVideoMaxFrameDuration: MediaTime { activeVideoMinFrameDuration }
 
-    /// Sets the frame rate. `activeVideoMinFrameDuration = CMTime(1, fps)`.
-    /// - Throws: ``ReelError`` `.invalidArgument` for a rate outside every range of the active format.
+    /// Sets the frame rate, the way `activeVideoMinFrameDuration = CMTime(1, fps)` does.
+    /// - Throws: ``ReelError`` `.invalidArgument` for a rate outside the active format's range.
     public func setFrameRate(_ rate: Double) throws(ReelError) {
-        guard let format = activeFormat, rate >= format.minFrameRate, rate <= format.maxFrameRate else {
-            let range = activeFormat.map { "\($0.minFrameRate)...\($0.maxFrameRate)" } ?? "none"
-            throw ReelError(.invalidArgument, "\(rate) fps is outside the format's \(range)", subject: uniqueID)
+        lock.lock()
+        defer { lock.unlock() }
+        guard let format = _activeFormat, format.supports(frameRate: rate) else {
+            let range = _activeFormat.map { "\($0.minFrameRate.formatted())-\($0.maxFrameRate.formatted()) fps" } ?? "none"
+            throw ReelError(.invalidArgument, "\(rate.formatted()) fps is outside the active format's \(range)", subject: uniqueID)
         }
-        lock.withLock { _frameRate = rate }
+        _frameRate = rate
     }
 
-    /// `lockForConfiguration()`: always succeeds for devices this process owns.
-    public func lockForConfiguration() throws(ReelError) { lock.withLock { locked = true } }
+    /// Sets the frame rate from a frame duration: `activeVideoMinFrameDuration = duration`.
+    /// - Throws: ``ReelError`` `.invalidArgument` for a duration the active format cannot do.
+    public func setActiveVideoMinFrameDuration(_ duration: MediaTime) throws(ReelError) {
+        guard duration.isNumeric, duration.seconds > 0 else {
+            throw ReelError(.invalidArgument, "a frame duration must be positive, not \(duration)", subject: uniqueID)
+        }
+        try setFrameRate(1 / duration.seconds)
+    }
+
+    static func frameDuration(for rate: Double) -> MediaTime {
+        let rounded = rate.rounded()
+        if abs(rate - rounded) < 1e-9, rounded >= 1 { return MediaTime(value: 1, timescale: Int32(rounded)) }
+        return MediaTime(value: 1001, timescale: Int32((rate * 1001).rounded()))
+    }
+
+    // MARK: - Locking
+
+    /// Claims the device's controls for this process. `lockForConfiguration()`.
+    ///
+    /// Unlike AVFoundation, Reel applies a change made without the lock too; the lock
+    /// matters for hardware devices, where it holds the device against other programs.
+    public func lockForConfiguration() throws(ReelError) { lock.withLock { configurationLocks += 1 } }
+
     /// `unlockForConfiguration()`.
-    public func unlockForConfiguration() { lock.withLock { locked = false } }
+    public func unlockForConfiguration() { lock.withLock { configurationLocks = max(0, configurationLocks - 1) } }
 
-    // MARK: - Finding devices
+    /// Whether ``lockForConfiguration()`` is held.
+    public var isLockedForConfiguration: Bool { lock.withLock { configurationLocks > 0 } }
 
-    /// The device with `id`: `virtual:camera`, `virtual:microphone` or `file:PATH`.
-    /// - Throws: ``ReelError`` `.fileNotFound` naming the ID and listing the devices there are.
-    public static func device(withUniqueID id: String) throws(ReelError) -> CaptureDevice {
-        if let device = builtIn.first(where: { $0.uniqueID == id }) { return device }
-        if id.hasPrefix("file:") {
-            let path = String(id.dropFirst(5))
-            guard FileManager.default.fileExists(atPath: path) else {
-                throw ReelError(.fileNotFound, "no such file for a file camera", subject: id)
-            }
-            return CaptureDevice(uniqueID: id, localizedName: "File \(URL(fileURLWithPath: path).lastPathComponent)",
-                                 mediaType: .video, position: .external,
-                                 formats: [Format(width: 0, height: 0, pixelFormat: "yuv420p", minFrameRate: 1, maxFrameRate: 60)])
-        }
-        throw ReelError(.fileNotFound,
-                        "no such device; there are \(builtIn.map(\.uniqueID).joined(separator: ", ")) and file:PATH", subject: id)
+    // MARK: - Authorization
+
+    /// Whether this process may open a device. `AVAuthorizationStatus`.
+    public enum AuthorizationStatus: String, Sendable, Codable {
+        case notDetermined, restricted, denied, authorized
     }
 
-    /// The default device for a medium: the virtual camera and microphone. `default(for:)`.
-    public static func `default`(for mediaType: MediaType) -> CaptureDevice? {
-        builtIn.first { $0.mediaType == mediaType }
+    /// Whether this process may open the device, and if not, how to grant access.
+    /// Virtual and file devices are always authorised (a file's own permissions are checked
+    /// when it is opened).
+    public var authorization: (status: AuthorizationStatus, remedy: String?) { (.authorized, nil) }
+
+    /// Whether this process may open the device.
+    public var isAuthorized: Bool { authorization.status == .authorized }
+
+    /// The status for the default device of `mediaType`. `authorizationStatus(for:)`.
+    public static func authorizationStatus(for mediaType: MediaType) -> AuthorizationStatus {
+        `default`(for: mediaType)?.authorization.status ?? .notDetermined
     }
-
-    /// Every device this machine has.
-    public static var devices: [CaptureDevice] { builtIn }
-
-    static let builtIn: [CaptureDevice] = [
-        CaptureDevice(uniqueID: "virtual:camera", localizedName: "Reel Virtual Camera", mediaType: .video, position: .back,
-                      formats: [(320, 240), (640, 480), (960, 540), (1280, 720), (1920, 1080), (3840, 2160)].map {
-                          Format(width: $0.0, height: $0.1, pixelFormat: "yuv420p", minFrameRate: 1,
-                                 maxFrameRate: $0.0 >= 3840 ? 30 : ($0.0 <= 640 ? 240 : 60))
-                      }),
-        CaptureDevice(uniqueID: "virtual:microphone", localizedName: "Reel Virtual Microphone", mediaType: .audio,
-                      position: .unspecified, formats: []),
-    ]
-
-    /// Whether this process may open the device. `authorizationStatus(for:)`: virtual and
-    /// file devices are always authorised.
-    public var isAuthorized: Bool { true }
 }

@@ -2,47 +2,152 @@ import Foundation
 import ReelAsset
 import ReelCore
 
-/// `file:PATH` as a camera: the file's pictures at the session's frame rate, looping.
+/// `file:PATH` as a live camera and microphone: the file's pictures and sound at the
+/// session's clock, looping at the end. Pictures are scaled to the session's size; the
+/// digital zoom crops into the centre.
 final class FileCamera: @unchecked Sendable {
-    private let asset: Asset
-    private var reader: AssetReader?
-    private var output: AssetReaderTrackOutput?
-    private var last: PixelBuffer?
-    private var size: (Int, Int) = (0, 0)
-    private static let lock = NSLock()
+    private static let registryLock = NSLock()
     nonisolated(unsafe) private static var cameras: [String: FileCamera] = [:]
 
-    static func shared(for id: String) -> FileCamera? {
-        lock.withLock {
-            if let camera = cameras[id] { return camera }
-            guard let asset = try? Asset(path: String(id.dropFirst(5))) else { return nil }
+    private let asset: Asset
+    private let loopSeconds: Double
+    private let videoLock = NSLock()
+    private var video: AssetReaderTrackOutput?
+    private var videoReader: AssetReader?
+    private var size = (width: 0, height: 0)
+    private var current: SampleBuffer?
+    private var upcoming: SampleBuffer?
+    private var lastTime = -1.0
+    private var zoomTarget: PixelBuffer?
+    private let audioLock = NSLock()
+    private var audio: AssetReaderTrackOutput?
+    private var audioReader: AssetReader?
+    private var audioBuffered: [Float] = []
+    private var audioPosition: Int64 = -1
+
+    /// The one reader of a file camera (a session's video and audio share it).
+    static func shared(for device: CaptureDevice) -> FileCamera? {
+        guard case .file(let path) = device.source else { return nil }
+        return registryLock.withLock {
+            if let camera = cameras[device.uniqueID] { return camera }
+            guard let asset = try? Asset(path: path) else { return nil }
             let camera = FileCamera(asset: asset)
-            cameras[id] = camera
+            cameras[device.uniqueID] = camera
             return camera
         }
     }
 
-    private init(asset: Asset) { self.asset = asset }
-
-    func render(frame index: Int64, rate: Double, into picture: PixelBuffer) {
-        if output == nil || size != (picture.width, picture.height) { open(width: picture.width, height: picture.height) }
-        var next = try? output?.copyNextSampleBuffer()
-        if next == nil {
-            open(width: picture.width, height: picture.height) // loop
-            next = try? output?.copyNextSampleBuffer()
-        }
-        if let frame = next?.pixelBuffer { last = frame }
-        if let last { try? picture.copyPixels(from: last) }
+    private init(asset: Asset) {
+        self.asset = asset
+        loopSeconds = max(asset.duration.seconds, 0.04)
     }
 
-    private func open(width: Int, height: Int) {
-        size = (width, height)
-        guard let track = asset.tracks(withMediaType: .video).first, let reader = try? AssetReader(asset: asset) else { return }
+    /// Opens the file at the size the session wants, so that the first frame comes at once.
+    func prepare(width: Int, height: Int) {
+        videoLock.withLock { try? openVideo(width: width, height: height) }
+    }
+
+    /// The file's picture for `seconds` of capture (the frame shown then), zoomed by `zoom`.
+    func render(at seconds: Double, zoom: Double, into picture: PixelBuffer) throws(ReelError) {
+        try videoLock.locked { () throws(ReelError) in
+            let time = seconds.truncatingRemainder(dividingBy: loopSeconds)
+            if video == nil || size != (picture.width, picture.height) || time < lastTime {
+                try openVideo(width: picture.width, height: picture.height)
+            }
+            lastTime = time
+            while true {
+                if upcoming == nil { upcoming = try video?.copyNextSampleBuffer() }
+                guard let next = upcoming, next.presentationTime.seconds <= time + 1e-6 else { break }
+                current = next
+                upcoming = nil
+            }
+            guard let frame = current?.pixelBuffer else {
+                throw ReelError(.invalidData, "the file has no picture to show", subject: asset.url.path)
+            }
+            if zoom > 1.001 {
+                try zoomed(frame, by: zoom, into: picture)
+            } else {
+                try picture.copyPixels(from: frame)
+            }
+        }
+    }
+
+    private func openVideo(width: Int, height: Int) throws(ReelError) {
+        guard let track = asset.tracks(withMediaType: .video).first else {
+            throw ReelError(.unsupported, "the file has no video track to be a camera", subject: asset.url.path)
+        }
+        let reader = try AssetReader(asset: asset)
         let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings(pixelFormat: .yuv420p, width: width,
                                                                                               height: height))
-        try? reader.add(output)
-        try? reader.startReading()
-        self.reader = reader
-        self.output = output
+        try reader.add(output)
+        try reader.startReading()
+        videoReader = reader
+        video = output
+        size = (width, height)
+        upcoming = nil
+        lastTime = -1
+    }
+
+    /// The centre 1/`factor` of `frame`, scaled up into `picture`.
+    private func zoomed(_ frame: PixelBuffer, by factor: Double, into picture: PixelBuffer) throws(ReelError) {
+        let width = max(2, Int(Double(frame.width) / factor) & ~1), height = max(2, Int(Double(frame.height) / factor) & ~1)
+        if zoomTarget?.width != width || zoomTarget?.height != height {
+            zoomTarget = try PixelBuffer(width: width, height: height, pixelFormat: .yuv420p)
+        }
+        guard let crop = zoomTarget else { return }
+        let left = (frame.width - width) / 2 & ~1, top = (frame.height - height) / 2 & ~1
+        for plane in 0..<3 {
+            let shift = plane == 0 ? 0 : 1
+            frame.withPlane(plane) { source, sourceStride in
+                crop.withMutablePlane(plane) { target, targetStride in
+                    let rowBytes = crop.planes[plane].width
+                    for y in 0..<crop.planes[plane].height {
+                        (target + y * targetStride).copyMemory(
+                            from: source + ((top >> shift) + y) * sourceStride + (left >> shift), byteCount: rowBytes)
+                    }
+                }
+            }
+        }
+        try PixelScaler.scale(crop, into: picture)
+    }
+
+    /// `count` mono samples of the file's sound from sample `start` of capture (silence if it has none).
+    func samples(start: Int64, count: Int, sampleRate: Int) -> [Float] {
+        audioLock.withLock {
+            let loop = Int64(loopSeconds * Double(sampleRate))
+            let position = start % max(loop, 1)
+            if audio == nil || position < audioPosition {
+                openAudio(sampleRate: sampleRate)
+                audioPosition = 0
+                audioBuffered = []
+            }
+            // Skip to `position` (the loop restarted, or the first call was late).
+            while audioPosition + Int64(audioBuffered.count) < position + Int64(count), let more = nextAudio() {
+                audioBuffered += more
+            }
+            let skip = Int(max(0, position - audioPosition))
+            if skip > 0 {
+                audioBuffered.removeFirst(min(skip, audioBuffered.count))
+                audioPosition += Int64(skip)
+            }
+            var out = Array(audioBuffered.prefix(count))
+            if out.count < count { out += [Float](repeating: 0, count: count - out.count) }
+            return out
+        }
+    }
+
+    private func nextAudio() -> [Float]? {
+        guard let sample = try? audio?.copyNextSampleBuffer(), let buffer = sample.audioBuffer else { return nil }
+        return buffer.floatSamples(channel: 0)
+    }
+
+    private func openAudio(sampleRate: Int) {
+        audio = nil
+        guard let track = asset.tracks(withMediaType: .audio).first, let reader = try? AssetReader(asset: asset) else { return }
+        let output = AssetReaderTrackOutput(track: track, audioSettings: AudioOutputSettings(
+            sampleFormat: .floatPlanar, sampleRate: sampleRate, channelCount: 1))
+        guard (try? reader.add(output)) != nil, (try? reader.startReading()) != nil else { return }
+        audioReader = reader
+        audio = output
     }
 }

@@ -6,13 +6,47 @@ public import ReelCore
 /// Records the session to a file. `AVCaptureMovieFileOutput`.
 ///
 /// The file is fragmented every ``movieFragmentInterval`` (1 s by default), so a crash
-/// loses at most that much: until it is finished it is `NAME.partial.EXT`, playable.
+/// loses at most that much: until it is finished it is `NAME.partial.EXT`, playable. A
+/// failure (a full disk, a camera that went away) keeps that file and says where it is.
 public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
+    /// Why a recording ended.
+    public enum StopReason: String, Sendable {
+        /// ``stopRecording()``, or the session stopped.
+        case requested
+        /// ``maxRecordedDuration`` was reached; the file is exactly that long.
+        case maximumDurationReached
+        /// ``maxRecordedFileSize`` was reached.
+        case maximumFileSizeReached
+        /// Free space fell below ``minFreeDiskSpaceLimit``.
+        case diskSpaceLimitReached
+        /// A device went away mid-recording.
+        case interrupted
+        /// Writing failed (the error says why).
+        case failed
+    }
+
+    /// Called when the first frame is written, and when the file is finished (with the
+    /// error, if any). `AVCaptureFileOutputRecordingDelegate`, as closures.
+    public struct RecordingHandlers: Sendable {
+        public var didStart: (@Sendable (URL) -> Void)?
+        public var didFinish: @Sendable (URL, ReelError?) -> Void
+
+        public init(didStart: (@Sendable (URL) -> Void)? = nil, didFinish: @escaping @Sendable (URL, ReelError?) -> Void) {
+            self.didStart = didStart
+            self.didFinish = didFinish
+        }
+    }
+
     /// `movieFragmentInterval`.
     public var movieFragmentInterval = MediaTime(value: 1, timescale: 1)
     /// Stop by itself after this long (invalid: no limit). `maxRecordedDuration`.
     public var maxRecordedDuration: MediaTime = .invalid
-    weak var session: CaptureSession?
+    /// Stop by itself once the file is this many bytes (0: no limit). `maxRecordedFileSize`.
+    public var maxRecordedFileSize: Int64 = 0
+    /// Stop by itself when the disk has less than this many bytes free (0: no limit).
+    /// `minFreeDiskSpaceLimit`.
+    public var minFreeDiskSpaceLimit: Int64 = 0
+
     private let lock = NSLock()
     /// Serialises audio appends with the flush of ``earlyAudio``.
     private let audioOrder = NSLock()
@@ -20,12 +54,14 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     private var video: AssetWriterInput?
     private var audio: AssetWriterInput?
     private var firstTime: MediaTime = .invalid
+    private var endTime: MediaTime = .invalid
     private var lastTime: MediaTime = .zero
-    private var finish: (@Sendable (URL, ReelError?) -> Void)?
+    private var handlers: RecordingHandlers?
     private var url: URL?
     private var failure: ReelError?
     private var frames = 0
     private var stopping = false
+    private var _stopReason: StopReason?
     /// Audio that came before the first picture; written once the session has started.
     private var earlyAudio: [SampleBuffer] = []
 
@@ -37,13 +73,29 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     public var recordedDuration: MediaTime { lock.withLock { firstTime.isNumeric ? lastTime - firstTime : .zero } }
     /// Frames written so far.
     public var recordedFrames: Int { lock.withLock { frames } }
+    /// Bytes on disk so far. `recordedFileSize`.
+    public var recordedFileSize: Int64 {
+        guard let path = lock.withLock({ writer?.inProgressURL?.path }),
+              let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber else { return 0 }
+        return size.int64Value
+    }
+    /// Why the last recording ended.
+    public var stopReason: StopReason? { lock.withLock { _stopReason } }
 
     /// Starts a recording to `url`; `didFinish` is called with the URL and any error when it
     /// ends. `startRecording(to:recordingDelegate:)`.
-    /// - Throws: ``ReelError`` when the file cannot be created (a missing folder, say).
+    /// - Throws: ``ReelError`` when the file cannot be created (a missing folder, say), or
+    ///   `.invalidState` when a recording is under way or the output is in no session.
     public func startRecording(to url: URL, fileType: FileType = .mp4, audio withAudio: Bool = true,
                                didFinish: @escaping @Sendable (URL, ReelError?) -> Void) throws(ReelError) {
+        try startRecording(to: url, fileType: fileType, audio: withAudio, handlers: RecordingHandlers(didFinish: didFinish))
+    }
+
+    /// ``startRecording(to:fileType:audio:didFinish:)`` with a start handler too.
+    public func startRecording(to url: URL, fileType: FileType = .mp4, audio withAudio: Bool = true,
+                               handlers: RecordingHandlers) throws(ReelError) {
         guard let session else { throw ReelError(.invalidState, "add the output to a session first") }
+        guard !isRecording else { throw ReelError(.invalidState, "a recording is under way", subject: url.path) }
         let (width, height) = session.frameSize
         let writer = try AssetWriter(outputURL: url, fileType: fileType)
         writer.movieFragmentInterval = movieFragmentInterval
@@ -52,7 +104,7 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         video.expectsMediaDataInRealTime = true
         try writer.add(video)
         var audio: AssetWriterInput?
-        if withAudio, session.inputs.contains(where: { $0.device.mediaType == .audio }) {
+        if withAudio, session.inputs.contains(where: { $0.device.hasMediaType(.audio) }) {
             let input = AssetWriterInput(mediaType: .audio, outputSettings: .recommended(channelCount: 1, fileType: fileType))
             input.expectsMediaDataInRealTime = true
             try writer.add(input)
@@ -64,86 +116,131 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
             self.video = video
             self.audio = audio
             self.url = url
-            finish = didFinish
+            self.handlers = handlers
             firstTime = .invalid
+            endTime = .invalid
+            lastTime = .zero
             earlyAudio = []
             frames = 0
             failure = nil
             stopping = false
+            _stopReason = nil
         }
     }
 
     /// Ends the recording and finishes the file; `didFinish` follows. `stopRecording()`.
-    public func stopRecording() {
-        let (writer, finish, url, failure) = lock.withLock { () -> (AssetWriter?, (@Sendable (URL, ReelError?) -> Void)?, URL?, ReelError?) in
+    public func stopRecording() { finish(.requested) }
+
+    private func finish(_ reason: StopReason, error: ReelError? = nil) {
+        let (writer, handlers, url, failure) = lock.withLock {
+            () -> (AssetWriter?, RecordingHandlers?, URL?, ReelError?) in
             defer {
                 self.writer = nil
                 video = nil
                 audio = nil
             }
-            return (self.writer, self.finish, self.url, self.failure)
+            if self.writer != nil { _stopReason = self.failure == nil ? reason : .failed }
+            return (self.writer, self.handlers, self.url, self.failure ?? error)
         }
         guard let writer, let url else { return }
+        if endTimeIsSet { writer.endSession(atSourceTime: lock.withLock { endTime }) }
         var outcome = failure
-        if outcome == nil {
-            do throws(ReelError) { try writer.finishSynchronously() } catch { outcome = error }
-        } else {
-            writer.cancelWriting()
-        }
-        finish?(url, outcome)
+        do throws(ReelError) { try writer.finishSynchronously() } catch { outcome = outcome ?? error }
+        handlers?.didFinish(url, outcome)
     }
+
+    private var endTimeIsSet: Bool { lock.withLock { endTime.isNumeric } }
 
     override func deliver(_ sample: SampleBuffer) {
         let (writer, video, audio) = lock.withLock { (self.writer, self.video, self.audio) }
         guard let writer else { return }
         do throws(ReelError) {
             if sample.mediaType == .video {
-                try startSessionIfNeeded(at: sample, writer: writer, audio: audio)
+                guard try startSessionIfNeeded(at: sample, writer: writer, audio: audio) else { return }
                 try video?.append(sample)
-                if maxRecordedDuration.isNumeric, recordedDuration >= maxRecordedDuration {
-                    let first = lock.withLock { () -> Bool in
-                        defer { stopping = true }
-                        return !stopping
-                    }
-                    if first { DispatchQueue.global().async { [self] in stopRecording() } }
-                }
+                checkLimits()
             } else if let audio {
                 audioOrder.lock()
                 defer { audioOrder.unlock() }
-                let started = lock.withLock { () -> Bool in
-                    if firstTime.isValid { return true }
+                let (started, end) = lock.withLock { () -> (Bool, MediaTime) in
+                    if firstTime.isValid { return (true, endTime) }
                     earlyAudio.append(sample)
                     if earlyAudio.count > 100 { earlyAudio.removeFirst() }
-                    return false
+                    return (false, endTime)
                 }
-                if started { try audio.append(sample) }
+                if started, !end.isNumeric || sample.presentationTime < end { try audio.append(sample) }
             }
         } catch {
-            lock.withLock { if failure == nil { failure = error } }
+            let first = lock.withLock { () -> Bool in
+                defer { if failure == nil { failure = error } }
+                return failure == nil && !stopping
+            }
+            if first { stopSoon(.failed) }
         }
     }
 
     /// Counts the frame and, on the first one, starts the writer's session there and writes
-    /// the audio that came before it. Holding `audioOrder` throughout keeps a later audio
+    /// the audio that came before it. False when the frame falls after the end (the
+    /// duration limit was reached). Holding `audioOrder` throughout keeps a later audio
     /// buffer, arriving on its own thread, from overtaking the buffered ones.
     private func startSessionIfNeeded(at sample: SampleBuffer, writer: AssetWriter,
-                                      audio: AssetWriterInput?) throws(ReelError) {
+                                      audio: AssetWriterInput?) throws(ReelError) -> Bool {
         audioOrder.lock()
         defer { audioOrder.unlock() }
-        let (start, early) = lock.withLock { () -> (MediaTime, [SampleBuffer]) in
+        let limit = maxRecordedDuration
+        let (start, early, accepted, started) = lock.withLock { () -> (MediaTime, [SampleBuffer], Bool, Bool) in
             var early: [SampleBuffer] = []
+            var started = false
             if !firstTime.isValid {
                 firstTime = sample.presentationTime
                 writer.startSession(atSourceTime: sample.presentationTime)
+                if limit.isNumeric, limit > .zero { endTime = firstTime + limit }
                 early = earlyAudio
                 earlyAudio = []
+                started = true
             }
+            guard !endTime.isNumeric || sample.presentationTime < endTime else { return (firstTime, [], false, false) }
             lastTime = sample.presentationTime + sample.duration
+            if endTime.isNumeric, lastTime > endTime { lastTime = endTime }
             frames += 1
-            return (firstTime, early)
+            return (firstTime, early, true, started)
         }
         for buffered in early where buffered.timeRange.end > start { try audio?.append(buffered) }
+        if started, let url = lock.withLock({ self.url }), let didStart = lock.withLock({ handlers?.didStart }) {
+            DispatchQueue.global().async { didStart(url) }
+        }
+        return accepted
+    }
+
+    /// Ends the recording at the duration, size or free-space limit.
+    private func checkLimits() {
+        let (duration, count, end) = lock.withLock { (lastTime - firstTime, frames, endTime) }
+        if end.isNumeric, duration >= end - lock.withLock({ firstTime }) { return stopSoon(.maximumDurationReached) }
+        // The file grows a fragment at a time: checking twice a second is plenty.
+        guard count % 15 == 0 else { return }
+        if maxRecordedFileSize > 0, recordedFileSize >= maxRecordedFileSize { return stopSoon(.maximumFileSizeReached) }
+        if minFreeDiskSpaceLimit > 0, let path = lock.withLock({ writer?.inProgressURL?.deletingLastPathComponent().path }),
+           let free = (try? FileManager.default.attributesOfFileSystem(forPath: path))?[.systemFreeSize] as? NSNumber,
+           free.int64Value < minFreeDiskSpaceLimit {
+            stopSoon(.diskSpaceLimitReached)
+        }
+    }
+
+    /// Finishes off the capture queue, so that the frame being delivered is not held up.
+    private func stopSoon(_ reason: StopReason) {
+        let first = lock.withLock { () -> Bool in
+            defer { stopping = true }
+            return !stopping && writer != nil
+        }
+        if first { DispatchQueue.global().async { [self] in finish(reason) } }
     }
 
     override func sessionDidStop() { if isRecording { stopRecording() } }
+
+    override func sessionWasInterrupted(_ error: ReelError) {
+        guard isRecording else { return }
+        var stopped = error
+        stopped.message = "recording stopped: \(error.message)"
+        finish(.interrupted, error: stopped)
+    }
 }

@@ -4,104 +4,119 @@ import ReelAsset
 public import ReelCore
 public import ReelFilters
 
-/// A device feeding a session. `AVCaptureDeviceInput`.
-public final class CaptureDeviceInput: Sendable {
-    public let device: CaptureDevice
-
-    /// - Throws: ``ReelError`` `.permissionDenied` when the process may not open the device.
-    public init(device: CaptureDevice) throws(ReelError) {
-        guard device.isAuthorized else {
-            throw ReelError(.permissionDenied, "this user may not open the device", subject: device.uniqueID)
-        }
-        self.device = device
-    }
-}
-
-/// Somewhere a session's media goes: the data outputs and the movie file output.
-public class CaptureOutput: @unchecked Sendable {
-    func deliver(_ sample: SampleBuffer) {}
-    func sessionDidStop() {}
-}
-
 /// Live capture: devices in, outputs out, a preset for the size, and a filter applied
 /// once to each frame so that every output gets the same filtered picture. `AVCaptureSession`.
 ///
 /// `startRunning()` returns at once; frames arrive on the session's own queues with
-/// timestamps from the device clock (frame `i` at `i / fps` from the start).
+/// timestamps from the session clock (frame `i` at `i / fps` from the start). Changes
+/// between ``beginConfiguration()`` and ``commitConfiguration()`` are staged and take
+/// effect together at the next frame, without stopping the outputs: switching cameras
+/// that way keeps a recording going in one file.
 public final class CaptureSession: @unchecked Sendable {
-    /// `AVCaptureSession.Preset`.
-    public struct Preset: RawRepresentable, Sendable, Hashable, CaseIterable {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public static let photo = Preset(rawValue: "photo")
-        public static let high = Preset(rawValue: "high")
-        public static let medium = Preset(rawValue: "medium")
-        public static let low = Preset(rawValue: "low")
-        public static let vga640x480 = Preset(rawValue: "640x480")
-        public static let iFrame960x540 = Preset(rawValue: "iFrame960x540")
-        public static let hd1280x720 = Preset(rawValue: "1280x720")
-        public static let hd1920x1080 = Preset(rawValue: "1920x1080")
-        public static let hd4K3840x2160 = Preset(rawValue: "3840x2160")
-        public static let allCases: [Preset] = [.photo, .high, .medium, .low, .vga640x480, .iFrame960x540, .hd1280x720,
-                                                .hd1920x1080, .hd4K3840x2160]
+    /// Inputs, outputs and preset: what ``beginConfiguration()`` stages and
+    /// ``commitConfiguration()`` swaps in at once.
+    struct Configuration {
+        var preset: Preset = .high
+        var inputs: [CaptureDeviceInput] = []
+        var outputs: [CaptureOutput] = []
 
-        /// The frame size the preset asks for.
-        var size: (Int, Int) {
-            switch self {
-            case .photo, .hd4K3840x2160: (3840, 2160)
-            case .high, .hd1920x1080: (1920, 1080)
-            case .medium, .vga640x480: (640, 480)
-            case .low: (480, 360)
-            case .iFrame960x540: (960, 540)
-            default: (1280, 720)
-            }
+        var camera: CaptureDevice? { inputs.first { $0.device.mediaType == .video }?.device }
+        var microphone: CaptureDevice? {
+            inputs.first { $0.device.mediaType == .audio }?.device
+                ?? inputs.first { $0.device.deviceType == .file && $0.device.hasMediaType(.audio) }?.device
+        }
+
+        /// The size frames are made at: the preset's, within the camera's formats.
+        var frameSize: (width: Int, height: Int) {
+            let (width, height) = preset.size
+            guard let camera,
+                  let format = camera.formats.filter({ $0.width <= width && $0.height <= height })
+                    .max(by: { $0.width * $0.height < $1.width * $1.height }) ?? camera.formats.first,
+                  format.width > 0 else { return (width, height) }
+            return (format.width, format.height)
         }
     }
 
+    /// A photo output's request for the next frame.
+    struct StillRequest {
+        let flash: Bool
+        let handler: @Sendable (SampleBuffer) -> Void
+    }
+
     private let lock = NSLock()
-    private var _preset: Preset = .high
-    private var _inputs: [CaptureDeviceInput] = []
-    private var _outputs: [CaptureOutput] = []
+    private var committed = Configuration()
+    private var staged: Configuration?
+    private var configurationDepth = 0
     private var _running = false
-    private var configuring = 0
+    private var _videoFilter: FilterChain?
+    private var _interrupted = false
+    private var stillRequests: [StillRequest] = []
+    private var _droppedFrames = 0
+    private var _deliveredFrames = 0
+
     private var videoTimer: (any DispatchSourceTimer)?
     private var audioTimer: (any DispatchSourceTimer)?
-    private let videoQueue = DispatchQueue(label: "reel.capture.video")
-    private let audioQueue = DispatchQueue(label: "reel.capture.audio")
-    private var startTime: UInt64 = 0
+    private let videoQueue = DispatchQueue(label: "reel.capture.video", qos: .userInteractive)
+    private let audioQueue = DispatchQueue(label: "reel.capture.audio", qos: .userInteractive)
+    // Owned by the video queue.
+    private var clock = FrameClock(rate: 30)
     private var nextFrame: Int64 = 0
-    private var nextSample: Int64 = 0
     private var pool: PixelBufferPool?
-    /// Frames the session rendered late and skipped.
-    public private(set) var droppedFrames = 0
-    /// Frames delivered since `startRunning()`.
-    public private(set) var deliveredFrames = 0
-
-    /// Applied once to every frame before any output sees it (the seed's live filter).
-    public var videoFilter: FilterChain?
+    private var monitor = SubjectAreaMonitor()
+    private var lastCamera: CaptureDevice?
+    // Owned by the audio queue.
+    private var audioStart: UInt64 = 0
+    private var nextSample: Int64 = 0
 
     public init() {}
 
-    /// `sessionPreset`. Setting one the inputs cannot do is ignored; check ``canSetSessionPreset(_:)``.
+    // MARK: - Configuration
+
+    private func read<T>(_ body: (Configuration) -> T) -> T { lock.withLock { body(staged ?? committed) } }
+
+    private func change(_ body: (inout Configuration) -> Void) {
+        lock.withLock {
+            if staged != nil { body(&staged!) } else { body(&committed) }
+        }
+    }
+
+    /// `sessionPreset`. Setting one the camera cannot do is ignored; check ``canSetSessionPreset(_:)``.
     public var sessionPreset: Preset {
-        get { lock.withLock { _preset } }
-        set { if canSetSessionPreset(newValue) { lock.withLock { _preset = newValue } } }
+        get { read(\.preset) }
+        set { if canSetSessionPreset(newValue) { change { $0.preset = newValue } } }
     }
 
     /// Whether the camera has a format at least as large as the preset. `canSetSessionPreset(_:)`.
     public func canSetSessionPreset(_ preset: Preset) -> Bool {
         let (width, height) = preset.size
-        guard let camera = inputs.first(where: { $0.device.mediaType == .video })?.device else { return true }
-        return camera.formats.contains { $0.width >= width && $0.height >= height } || camera.uniqueID.hasPrefix("file:")
+        guard let camera = read(\.camera) else { return true }
+        return camera.deviceType == .file || camera.formats.contains { $0.width >= width && $0.height >= height }
     }
 
-    public var inputs: [CaptureDeviceInput] { lock.withLock { _inputs } }
-    public var outputs: [CaptureOutput] { lock.withLock { _outputs } }
+    public var inputs: [CaptureDeviceInput] { read(\.inputs) }
+    public var outputs: [CaptureOutput] { read(\.outputs) }
     public var isRunning: Bool { lock.withLock { _running } }
+    /// Whether a device has gone away and frames have stopped. `isInterrupted`.
+    public var isInterrupted: Bool { lock.withLock { _interrupted } }
 
-    /// One input per medium. `canAddInput(_:)`.
+    /// Applied once to every frame before any output sees it (the seed's live filter).
+    public var videoFilter: FilterChain? {
+        get { lock.withLock { _videoFilter } }
+        set { lock.withLock { _videoFilter = newValue } }
+    }
+
+    /// Frames the session rendered late and skipped.
+    public var droppedFrames: Int { lock.withLock { _droppedFrames } }
+    /// Frames delivered since `startRunning()`.
+    public var deliveredFrames: Int { lock.withLock { _deliveredFrames } }
+
+    /// One input per medium (a file camera gives both). `canAddInput(_:)`.
     public func canAddInput(_ input: CaptureDeviceInput) -> Bool {
-        !inputs.contains { $0.device.mediaType == input.device.mediaType }
+        read { configuration in
+            !configuration.inputs.contains { existing in
+                existing === input || existing.device.mediaType == input.device.mediaType
+            }
+        }
     }
 
     /// - Throws: ``ReelError`` `.invalidState` when ``canAddInput(_:)`` is false. `addInput(_:)`.
@@ -109,77 +124,95 @@ public final class CaptureSession: @unchecked Sendable {
         guard canAddInput(input) else {
             throw ReelError(.invalidState, "the session already has a \(input.device.mediaType) input", subject: input.device.uniqueID)
         }
-        lock.withLock { _inputs.append(input) }
+        change { $0.inputs.append(input) }
     }
 
     /// `removeInput(_:)`: inside begin/commitConfiguration, the replacement takes over on the next frame.
-    public func removeInput(_ input: CaptureDeviceInput) {
-        lock.withLock { _inputs.removeAll { $0 === input } }
-    }
+    public func removeInput(_ input: CaptureDeviceInput) { change { $0.inputs.removeAll { $0 === input } } }
 
     public func canAddOutput(_ output: CaptureOutput) -> Bool { !outputs.contains { $0 === output } }
 
+    /// - Throws: ``ReelError`` `.invalidState` when the output is already in the session. `addOutput(_:)`.
     public func addOutput(_ output: CaptureOutput) throws(ReelError) {
         guard canAddOutput(output) else { throw ReelError(.invalidState, "the output is already in the session") }
-        lock.withLock { _outputs.append(output) }
-        (output as? MovieFileOutput)?.session = self
+        output.session = self
+        change { $0.outputs.append(output) }
     }
 
-    public func removeOutput(_ output: CaptureOutput) { lock.withLock { _outputs.removeAll { $0 === output } } }
+    public func removeOutput(_ output: CaptureOutput) { change { $0.outputs.removeAll { $0 === output } } }
 
-    /// Changes between begin and commit take effect together, at a frame boundary.
-    /// `beginConfiguration()`.
+    /// Starts staging changes; they take effect together at ``commitConfiguration()``.
+    /// Calls nest. `beginConfiguration()`.
     public func beginConfiguration() {
-        lock.lock()
-        configuring += 1
+        lock.withLock {
+            if configurationDepth == 0 { staged = committed }
+            configurationDepth += 1
+        }
     }
 
-    /// `commitConfiguration()`.
+    /// Applies the staged changes at the next frame. A new file camera is opened first,
+    /// on the caller's thread, so that the switch costs the frames nothing. `commitConfiguration()`.
     public func commitConfiguration() {
-        configuring -= 1
-        lock.unlock()
+        let pending = lock.withLock { () -> Configuration? in
+            configurationDepth = max(0, configurationDepth - 1)
+            return configurationDepth == 0 ? staged : nil
+        }
+        guard let pending else { return }
+        if let camera = pending.camera, case .file = camera.source {
+            FileCamera.shared(for: camera)?.prepare(width: pending.frameSize.width, height: pending.frameSize.height)
+        }
+        lock.withLock {
+            committed = pending
+            staged = nil
+        }
     }
 
     /// The size frames are made at: the preset's, within the camera's formats.
-    public var frameSize: (width: Int, height: Int) {
-        let (width, height) = sessionPreset.size
-        guard let camera = inputs.first(where: { $0.device.mediaType == .video })?.device,
-              let format = camera.formats.filter({ $0.width <= width && $0.height <= height })
-                .max(by: { $0.width * $0.height < $1.width * $1.height }) ?? camera.formats.first,
-              format.width > 0 else { return (width, height) }
-        return (format.width, format.height)
-    }
+    public var frameSize: (width: Int, height: Int) { read(\.frameSize) }
 
     /// The frame rate of the camera.
-    public var frameRate: Double {
-        inputs.first { $0.device.mediaType == .video }?.device.activeFrameRate ?? 30
-    }
+    public var frameRate: Double { read(\.camera)?.activeFrameRate ?? 30 }
+
+    // MARK: - Running
 
     /// Starts the devices; returns at once. `startRunning()`.
     public func startRunning() {
-        let already = lock.withLock { () -> Bool in
-            defer { _running = true }
-            return _running
+        let configuration = lock.withLock { () -> Configuration? in
+            guard !_running else { return nil }
+            _running = true
+            _interrupted = false
+            _droppedFrames = 0
+            _deliveredFrames = 0
+            return committed
         }
-        guard !already else { return }
-        startTime = DispatchTime.now().uptimeNanoseconds
-        nextFrame = 0
-        nextSample = 0
-        let rate = frameRate
-        if inputs.contains(where: { $0.device.mediaType == .video }) {
+        guard let configuration else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let camera = configuration.camera {
+            let rate = camera.activeFrameRate
+            videoQueue.sync {
+                clock = FrameClock(rate: rate, startNanoseconds: now)
+                nextFrame = 0
+                monitor.reset()
+                lastCamera = nil
+            }
             let timer = DispatchSource.makeTimerSource(queue: videoQueue)
             timer.schedule(deadline: .now(), repeating: .nanoseconds(Int(1e9 / rate / 2)), leeway: .milliseconds(1))
             timer.setEventHandler { [weak self] in self?.videoTick() }
             timer.resume()
             videoTimer = timer
         }
-        if inputs.contains(where: { $0.device.mediaType == .audio }) {
+        if configuration.microphone != nil {
+            audioQueue.sync {
+                audioStart = now
+                nextSample = 0
+            }
             let timer = DispatchSource.makeTimerSource(queue: audioQueue)
             timer.schedule(deadline: .now(), repeating: .milliseconds(10), leeway: .milliseconds(2))
             timer.setEventHandler { [weak self] in self?.audioTick() }
             timer.resume()
             audioTimer = timer
         }
+        post(Self.didStartRunningNotification)
     }
 
     /// Stops the devices and waits for the last frame to be delivered. `stopRunning()`.
@@ -193,55 +226,137 @@ public final class CaptureSession: @unchecked Sendable {
         audioTimer?.cancel()
         videoQueue.sync {}
         audioQueue.sync {}
+        videoTimer = nil
+        audioTimer = nil
         for output in outputs { output.sessionDidStop() }
+        post(Self.didStopRunningNotification)
     }
 
-    private func elapsedNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds &- startTime }
+    /// Hands the next frame to `handler` as well as to the outputs, lit by the flash if
+    /// `flash` (the photo output's way in).
+    func requestStill(flash: Bool, _ handler: @escaping @Sendable (SampleBuffer) -> Void) throws(ReelError) {
+        try lock.locked { () throws(ReelError) -> Void in
+            guard _running, committed.camera != nil else {
+                throw ReelError(.invalidState, "start the session, with a camera, before taking a photo")
+            }
+            stillRequests.append(StillRequest(flash: flash, handler: handler))
+        }
+    }
+
+    // MARK: - Frames
 
     private func videoTick() {
-        let rate = frameRate
-        let due = Int64(Double(elapsedNanoseconds()) / 1e9 * rate)
+        let (configuration, filter) = lock.withLock { (committed, _videoFilter) }
+        guard let camera = configuration.camera else { return }
+        let rate = camera.activeFrameRate
+        let now = DispatchTime.now().uptimeNanoseconds
+        if rate != clock.rate {
+            clock = clock.rebased(at: nextFrame, rate: rate)
+            videoTimer?.schedule(deadline: .now(), repeating: .nanoseconds(Int(1e9 / rate / 2)), leeway: .milliseconds(1))
+        }
+        let due = clock.frameIndex(atNanoseconds: now)
         // Behind by more than a few frames: skip ahead (a camera drops what it cannot deliver).
         if due - nextFrame > 8 {
-            droppedFrames += Int(due - nextFrame - 1)
+            lock.withLock { _droppedFrames += Int(due - nextFrame - 1) }
             nextFrame = due - 1
         }
         while nextFrame <= due {
-            deliverFrame(nextFrame, rate: rate)
+            deliverFrame(nextFrame, camera: camera, configuration: configuration, filter: filter)
             nextFrame += 1
         }
     }
 
-    private func deliverFrame(_ index: Int64, rate: Double) {
-        let (width, height) = frameSize
+    private func deliverFrame(_ index: Int64, camera: CaptureDevice, configuration: Configuration, filter: FilterChain?) {
+        var (width, height) = configuration.frameSize
+        // A recording keeps its size through a camera switch: the new camera's picture is
+        // made at the size the file has.
+        if let pool, pool.width != width || pool.height != height,
+           configuration.outputs.contains(where: { ($0 as? MovieFileOutput)?.isRecording == true }) {
+            (width, height) = (pool.width, pool.height)
+        }
         if pool?.width != width || pool?.height != height {
             pool = try? PixelBufferPool(width: width, height: height, pixelFormat: .yuv420p, maximumFreeBuffers: 24)
         }
         guard let pool else { return }
+        if lastCamera !== camera {
+            lastCamera = camera
+            monitor.reset()
+        }
+        let stills = lock.withLock { () -> [StillRequest] in
+            defer { stillRequests = [] }
+            return stillRequests
+        }
         let picture = pool.makePixelBuffer()
-        let camera = lock.withLock { _inputs.first { $0.device.mediaType == .video }?.device }
-        if let camera, camera.uniqueID.hasPrefix("file:") {
-            FileCamera.shared(for: camera.uniqueID)?.render(frame: index, rate: rate, into: picture)
-        } else {
-            VirtualCamera.render(frame: index, rate: rate, into: picture)
+        let rate = clock.rate
+        switch camera.source {
+        case .virtualCamera:
+            let scene = VirtualCamera(frame: index, rate: rate, width: width, height: height, zoom: camera.videoZoomFactor)
+            var controls = camera.advanceControls(by: 1 / rate, scene: scene)
+            if stills.contains(where: \.flash) {
+                controls.torchMode = .on
+                controls.torchLevel = 1
+            }
+            VirtualCamera(frame: index, rate: rate, width: width, height: height, zoom: controls.zoomFactor)
+                .render(into: picture, controls: controls)
+        case .file:
+            let controls = camera.advanceControls(by: 1 / rate, scene: nil)
+            guard let source = FileCamera.shared(for: camera) else { return interrupt(camera, reason: .videoDeviceNotAvailable) }
+            do throws(ReelError) {
+                try source.render(at: clock.seconds(of: index), zoom: controls.zoomFactor, into: picture)
+            } catch {
+                return interrupt(camera, reason: .videoDeviceNotAvailable, error: error)
+            }
+        case .virtualMicrophone:
+            return
         }
         var shown = picture
-        if let filter = videoFilter, let filtered = try? filter.apply(picture) { shown = filtered }
-        let time = MediaTime(value: index * 90000 / Int64(max(1, rate.rounded())), timescale: 90000)
-        let sample = SampleBuffer(pixelBuffer: shown, presentationTime: time,
-                                  duration: MediaTime(value: 90000 / Int64(max(1, rate.rounded())), timescale: 90000))
-        deliveredFrames += 1
-        for output in outputs { output.deliver(sample) }
+        if let filter {
+            do throws(ReelError) { shown = try filter.apply(picture) } catch {
+                post(Self.runtimeErrorNotification, userInfo: [Self.errorKey: error])
+            }
+        }
+        if camera.isSubjectAreaChangeMonitoringEnabled, monitor.observe(shown) {
+            post(Self.subjectAreaDidChangeNotification, object: camera)
+        }
+        let sample = SampleBuffer(pixelBuffer: shown, presentationTime: clock.time(of: index), duration: clock.frameDuration)
+        lock.withLock { _deliveredFrames += 1 }
+        for output in configuration.outputs { output.deliver(sample) }
+        for still in stills { still.handler(sample) }
+    }
+
+    /// A device went away: frames stop, outputs finish what they were doing, and the app hears of it.
+    private func interrupt(_ device: CaptureDevice, reason: InterruptionReason, error: ReelError? = nil) {
+        let first = lock.withLock { () -> Bool in
+            defer { _interrupted = true }
+            return !_interrupted
+        }
+        guard first else { return }
+        videoTimer?.suspend()
+        let failure = error ?? ReelError(.io, "the device went away", subject: device.uniqueID)
+        for output in outputs { output.sessionWasInterrupted(failure) }
+        post(Self.wasInterruptedNotification, userInfo: [Self.interruptionReasonKey: reason.rawValue, Self.errorKey: failure])
+        // A suspended source must be resumed before it is cancelled and released.
+        videoTimer?.resume()
+        videoTimer?.cancel()
     }
 
     private func audioTick() {
+        let microphone = lock.withLock { committed.microphone }
+        guard let microphone else { return }
         let rate = Int64(VirtualMicrophone.sampleRate)
-        let due = Int64(Double(elapsedNanoseconds()) / 1e9 * Double(rate))
+        let due = Int64(Double(DispatchTime.now().uptimeNanoseconds &- audioStart) / 1e9 * Double(rate))
         while nextSample + 1024 <= due {
-            let samples = VirtualMicrophone.samples(start: nextSample, count: 1024)
+            let samples: [Float]
+            if case .file = microphone.source, let source = FileCamera.shared(for: microphone) {
+                samples = source.samples(start: nextSample, count: 1024, sampleRate: Int(rate))
+            } else {
+                samples = VirtualMicrophone.samples(start: nextSample, count: 1024)
+            }
             if let buffer = try? AudioBuffer.float(channels: [samples], sampleRate: Int(rate)) {
                 let sample = SampleBuffer(audioBuffer: buffer, presentationTime: MediaTime(value: nextSample, timescale: Int32(rate)))
-                for output in outputs { output.deliver(sample) }
+                for output in outputs where lock.withLock({ committed.outputs.contains { $0 === output } }) {
+                    output.deliver(sample)
+                }
             }
             nextSample += 1024
         }

@@ -71,18 +71,12 @@ public enum StretchedCopy {
     }
 }
 
-/// Decodes a track's audio, stretches it, encodes AAC and hands packets to the muxer.
+/// Decodes a track's audio, stretches it and hands it to an AAC lane.
 final class AudioStretcher {
     private let reader: AssetReader
     private let output: AssetReaderTrackOutput
     private let graph: AudioFilterGraph
-    private let encoder: Encoder
-    private let stream: Int
-    private let muxer: Muxer
-    private let frame: Frame
-    private let packet: Packet
-    private var pending: AudioBuffer?
-    private var sent: Int64 = 0
+    private let lane: AudioEncodingLane
     private var sourceDone = false
 
     init(asset: Asset, track: AssetTrack, rate: Double, pitch: AudioTimePitchAlgorithm, muxer: Muxer) throws(ReelError) {
@@ -96,14 +90,7 @@ final class AudioStretcher {
         let chain = pitch == .timeDomain ? AudioFilterGraph.tempoChain(rate: rate)
             : "asetrate=\(48000.0 * rate),aresample=48000"
         graph = try AudioFilterGraph(description: chain, format: format)
-        var configuration = AudioEncoderConfiguration(encoderName: "aac", sampleRate: 48000,
-                                                      channelLayout: .default(channels: channels), bitRate: 64_000 * channels)
-        configuration.globalHeader = muxer.wantsGlobalHeader
-        encoder = try Encoder(audio: configuration)
-        stream = try muxer.addStream(for: encoder)
-        self.muxer = muxer
-        frame = try encoder.makeAudioFrame(samples: max(encoder.frameSize, 1024))
-        packet = try Packet()
+        lane = try AudioEncodingLane(channels: channels, muxer: muxer)
     }
 
     /// Encodes the stretched audio of the source up to `time` (in source time).
@@ -112,45 +99,21 @@ final class AudioStretcher {
             guard let sample = try output.copyNextSampleBuffer(), let audio = sample.audioBuffer else {
                 sourceDone = true
                 try graph.finish()
-                try drainGraph(final: true)
+                try drainGraph()
                 return
             }
             try graph.push(audio)
-            try drainGraph(final: false)
+            try drainGraph()
             if sample.timeRange.end >= time { return }
         }
     }
 
     func finish() throws(ReelError) {
         try encode(untilSourceTime: .positiveInfinity)
-        if let rest = pending, rest.frameCount > 0 { try send(rest) }
-        pending = nil
-        _ = try encoder.send(nil)
-        try receive()
+        try lane.finish()
     }
 
-    private func drainGraph(final: Bool) throws(ReelError) {
-        while let out = try graph.pull() {
-            if pending == nil { pending = out } else { try pending?.append(out) }
-        }
-        let size = max(encoder.frameSize, 1024)
-        while let buffer = pending, buffer.frameCount >= size {
-            try send(buffer.slice(from: 0, count: size))
-            pending = buffer.slice(from: size, count: buffer.frameCount - size)
-        }
-    }
-
-    private func send(_ buffer: AudioBuffer) throws(ReelError) {
-        try frame.copyAudio(from: buffer, offset: 0, count: buffer.frameCount)
-        frame.presentationTimestamp = sent
-        sent += Int64(buffer.frameCount)
-        while try encoder.send(frame) == .needsInput { try receive() }
-        try receive()
-    }
-
-    private func receive() throws(ReelError) {
-        while try encoder.receive(into: packet) == .produced {
-            try muxer.write(packet, streamIndex: stream)
-        }
+    private func drainGraph() throws(ReelError) {
+        while let out = try graph.pull() { try lane.append(out) }
     }
 }

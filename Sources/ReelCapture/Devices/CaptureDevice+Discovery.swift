@@ -1,0 +1,69 @@
+import Foundation
+public import ReelCore
+
+extension CaptureDevice {
+    /// The device with `id`: `virtual:camera`, `virtual:microphone` or `file:PATH`.
+    /// - Throws: ``ReelError`` `.fileNotFound` naming the ID and listing the devices there are.
+    public static func device(withUniqueID id: String) throws(ReelError) -> CaptureDevice {
+        if let device = builtIn.first(where: { $0.uniqueID == id }) { return device }
+        if id.hasPrefix("file:") {
+            let path = String(id.dropFirst(5))
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw ReelError(.fileNotFound, "no such file for a file camera", subject: id)
+            }
+            return fileCamera(path: path)
+        }
+        throw ReelError(.fileNotFound,
+                        "no such device; there are \(builtIn.map(\.uniqueID).joined(separator: ", ")) and file:PATH", subject: id)
+    }
+
+    /// The default device for a medium: the virtual camera and microphone. `default(for:)`.
+    public static func `default`(for mediaType: MediaType) -> CaptureDevice? {
+        builtIn.first { $0.mediaType == mediaType }
+    }
+
+    /// Every device this machine has (file cameras are made on request, so are not listed).
+    public static var devices: [CaptureDevice] { builtIn }
+
+    /// The sizes and rates of the virtual camera: small formats reach 240 fps for slow
+    /// motion, as phone cameras' do; 4K stops at 30.
+    static let virtualCameraFormats: [Format] = [
+        (320, 240, 240.0), (640, 480, 240), (960, 540, 120), (1280, 720, 120), (1920, 1080, 60), (3840, 2160, 30),
+    ].map { width, height, rate in
+        Format(width: width, height: height, pixelFormat: "yuv420p", minFrameRate: 1, maxFrameRate: rate,
+               minISO: 50, maxISO: 1600, minExposureSeconds: 1.0 / 8000, maxExposureSeconds: 1.0 / 30,
+               videoMaxZoomFactor: width >= 1280 ? 8 : 4, supportsVideoStabilization: true)
+    }
+
+    static let builtIn: [CaptureDevice] = [
+        CaptureDevice(uniqueID: "virtual:camera", localizedName: "Reel Virtual Camera", deviceType: .camera, position: .back,
+                      formats: virtualCameraFormats, source: .virtualCamera, capabilities: .all),
+        CaptureDevice(uniqueID: "virtual:microphone", localizedName: "Reel Virtual Microphone", deviceType: .microphone,
+                      position: .unspecified, formats: [], source: .virtualMicrophone, capabilities: []),
+    ]
+
+    /// A file as a camera: any size (its own unless a preset asks for another), digital zoom only.
+    static func fileCamera(path: String) -> CaptureDevice {
+        CaptureDevice(uniqueID: "file:\(path)", localizedName: "File \(URL(fileURLWithPath: path).lastPathComponent)",
+                      deviceType: .file, position: .external,
+                      formats: [Format(width: 0, height: 0, pixelFormat: "yuv420p", minFrameRate: 1, maxFrameRate: 60,
+                                       videoMaxZoomFactor: 4)],
+                      source: .file(path: path), capabilities: [.zoom])
+    }
+}
+
+/// Finds devices by type and position. `AVCaptureDevice.DiscoverySession`.
+public struct DiscoverySession: Sendable {
+    public let devices: [CaptureDevice]
+
+    /// The devices of `deviceTypes` at `position` (`.unspecified`: any), giving `mediaType` if set.
+    public init(deviceTypes: [CaptureDevice.DeviceType], mediaType: MediaType? = nil,
+                position: CaptureDevice.Position = .unspecified) {
+        devices = CaptureDevice.devices.filter { device in
+            deviceTypes.contains(device.deviceType)
+                && (mediaType.map(device.hasMediaType) ?? true)
+                && (position == .unspecified || device.position == position)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+public import ReelCore
+
+extension CaptureDevice {
+    /// One mode the device can capture in: size, pixel format and the ranges its controls
+    /// take while in it. `AVCaptureDevice.Format`.
+    public struct Format: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var width: Int
+        public var height: Int
+        public var pixelFormat: String
+        /// Frames per second the format supports, lowest and highest. `videoSupportedFrameRateRanges`.
+        public var minFrameRate: Double
+        public var maxFrameRate: Double
+        /// `minISO`, `maxISO`; zero for devices without an ISO control.
+        public var minISO: Float
+        public var maxISO: Float
+        /// `minExposureDuration`, `maxExposureDuration`, in seconds; zero without an exposure control.
+        public var minExposureSeconds: Double
+        public var maxExposureSeconds: Double
+        /// `videoMaxZoomFactor`: 1 for a device that cannot zoom.
+        public var videoMaxZoomFactor: Double
+        /// Whether stabilization can be turned on. `isVideoStabilizationModeSupported(_:)`.
+        public var supportsVideoStabilization: Bool
+
+        public init(width: Int, height: Int, pixelFormat: String, minFrameRate: Double, maxFrameRate: Double,
+                    minISO: Float = 0, maxISO: Float = 0, minExposureSeconds: Double = 0, maxExposureSeconds: Double = 0,
+                    videoMaxZoomFactor: Double = 1, supportsVideoStabilization: Bool = false) {
+            self.width = width
+            self.height = height
+            self.pixelFormat = pixelFormat
+            self.minFrameRate = minFrameRate
+            self.maxFrameRate = maxFrameRate
+            self.minISO = minISO
+            self.maxISO = maxISO
+            self.minExposureSeconds = minExposureSeconds
+            self.maxExposureSeconds = maxExposureSeconds
+            self.videoMaxZoomFactor = videoMaxZoomFactor
+            self.supportsVideoStabilization = supportsVideoStabilization
+        }
+
+        /// `minExposureDuration`.
+        public var minExposureDuration: MediaTime { MediaTime(seconds: minExposureSeconds, preferredTimescale: 1_000_000) }
+        /// `maxExposureDuration`.
+        public var maxExposureDuration: MediaTime { MediaTime(seconds: maxExposureSeconds, preferredTimescale: 1_000_000) }
+
+        /// Whether the format can run at `rate` frames per second.
+        public func supports(frameRate rate: Double) -> Bool { rate >= minFrameRate && rate <= maxFrameRate }
+
+        public var description: String {
+            "\(width)x\(height) \(pixelFormat) \(minFrameRate.formatted())-\(maxFrameRate.formatted()) fps"
+        }
+    }
+}
+
+extension Double {
+    /// `30`, not `30.0`; `29.97` stays.
+    func formatted() -> String {
+        rounded() == self && abs(self) < 1e15 ? String(Int64(self)) : String(self)
+    }
+}

@@ -1,0 +1,99 @@
+import Dispatch
+import Foundation
+import ReelAsset
+public import ReelCore
+
+/// Takes still photos from the session's camera: the next frame, filtered like every
+/// other output's, lit by the flash when it fires, encoded as JPEG or PNG with EXIF.
+/// `AVCapturePhotoOutput`.
+public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
+    /// The mean luma below which `.auto` flash fires.
+    static let darkScene = 70.0
+    private let lock = NSLock()
+    private var sceneLuma = 128.0
+
+    public override init() {}
+
+    /// The flash modes the session's camera offers. `supportedFlashModes`.
+    public var supportedFlashModes: [CaptureDevice.FlashMode] {
+        let camera = session?.inputs.first { $0.device.mediaType == .video }?.device
+        return camera?.hasFlash == true ? [.off, .on, .auto] : [.off]
+    }
+
+    /// Takes a photo; `completion` runs off the capture queue with the photo or why there
+    /// is none. `capturePhoto(with:delegate:)`.
+    public func capturePhoto(with settings: PhotoSettings,
+                             completion: @escaping @Sendable (Result<CapturePhoto, ReelError>) -> Void) {
+        guard let session else {
+            return completion(.failure(ReelError(.invalidState, "add the photo output to a session first")))
+        }
+        guard let camera = session.inputs.first(where: { $0.device.mediaType == .video })?.device else {
+            return completion(.failure(ReelError(.invalidState, "the session has no camera")))
+        }
+        guard settings.flashMode == .off || supportedFlashModes.contains(settings.flashMode) else {
+            return completion(.failure(ReelError(.unsupported, "the camera has no flash", subject: camera.uniqueID)))
+        }
+        if case .jpeg(let quality) = settings.codec, !(0...1).contains(quality) {
+            return completion(.failure(ReelError(.invalidArgument, "JPEG quality \(quality) is outside 0-1")))
+        }
+        let fires = settings.flashMode == .on || (settings.flashMode == .auto && lock.withLock { sceneLuma } < Self.darkScene)
+        do throws(ReelError) {
+            try session.requestStill(flash: fires) { sample in
+                DispatchQueue.global(qos: .userInitiated).async {
+                    completion(Result { () throws(ReelError) -> CapturePhoto in
+                        try Self.photo(from: sample, camera: camera, settings: settings, flashFired: fires)
+                    })
+                }
+            }
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
+    /// ``capturePhoto(with:completion:)`` for async code.
+    public func capturePhoto(with settings: PhotoSettings) async throws(ReelError) -> CapturePhoto {
+        let result = await withCheckedContinuation { continuation in
+            capturePhoto(with: settings) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    private static func photo(from sample: SampleBuffer, camera: CaptureDevice, settings: PhotoSettings,
+                              flashFired: Bool) throws(ReelError) -> CapturePhoto {
+        guard var picture = sample.pixelBuffer else { throw ReelError(.invalidState, "the camera gave no picture") }
+        if let box = settings.maxPhotoDimensions {
+            guard box.width >= 2, box.height >= 2 else {
+                throw ReelError(.invalidArgument, "a photo must be at least 2x2, not \(Int(box.width))x\(Int(box.height))")
+            }
+            let scale = min(box.width / Double(picture.width), box.height / Double(picture.height), 1)
+            if scale < 1 {
+                picture = try PixelScaler.converted(picture, to: .yuv420p, width: Int(Double(picture.width) * scale) & ~1,
+                                                    height: Int(Double(picture.height) * scale) & ~1)
+            }
+        }
+        let metadata = ImageMetadata(make: "Reel", model: camera.localizedName, date: Date(), orientation: settings.orientation,
+                                     flashFired: flashFired, flashMode: .init(rawValue: settings.flashMode.rawValue) ?? .off)
+        let format: ImageFile.Format
+        switch settings.codec {
+        case .png: format = .png
+        // FFmpeg's JPEG scale runs from 1 (best) to 31.
+        case .jpeg(let quality): format = .jpeg(quality: Int((1 + (1 - quality) * 30).rounded()))
+        }
+        var described = metadata
+        described.width = picture.width
+        described.height = picture.height
+        let data = try ImageFile.data(picture, format: format, metadata: metadata)
+        return CapturePhoto(pixelBuffer: picture, timestamp: sample.presentationTime, metadata: described, settings: settings,
+                            data: data)
+    }
+
+    override func deliver(_ sample: SampleBuffer) {
+        guard sample.mediaType == .video, let picture = sample.pixelBuffer else { return }
+        // Cheap enough to do every frame: the coarse grid the subject monitor uses.
+        let grid = SubjectAreaMonitor.grid(of: picture)
+        let mean = grid.reduce(0, +) / Double(max(grid.count, 1))
+        // A flash frame says nothing about how dark the scene is.
+        guard mean < 225 else { return }
+        lock.withLock { sceneLuma = sceneLuma * 0.7 + mean * 0.3 }
+    }
+}

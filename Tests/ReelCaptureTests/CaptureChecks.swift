@@ -1,0 +1,72 @@
+import Foundation
+import ReelAsset
+@testable import ReelCapture
+import ReelCore
+import Testing
+
+/// What a recording of the virtual devices shows: each frame's counter, the flash frames'
+/// times and the clicks' times.
+struct CaptureChecks {
+    var counters: [Int] = []
+    var frameTimes: [Double] = []
+    var flashes: [Double] = []
+    var clicks: [Double] = []
+    var audioEnd = 0.0
+
+    init(_ url: URL) throws {
+        let asset = try Asset(url: url)
+        let reader = try AssetReader(asset: asset)
+        let video = AssetReaderTrackOutput(track: try #require(asset.tracks(withMediaType: .video).first))
+        try reader.add(video)
+        let audioTrack = asset.tracks(withMediaType: .audio).first
+        let audio = audioTrack.map { AssetReaderTrackOutput(track: $0, audioSettings: AudioOutputSettings(sampleFormat: .floatPlanar)) }
+        if let audio { try reader.add(audio) }
+        try reader.startReading()
+        while let sample = try video.copyNextSampleBuffer(), let picture = sample.pixelBuffer {
+            counters.append(VirtualCamera.readCounter(picture))
+            frameTimes.append(sample.presentationTime.seconds)
+            if Self.isFlash(picture) { flashes.append(sample.presentationTime.seconds) }
+        }
+        var last = -10.0
+        while let sample = try audio?.copyNextSampleBuffer() {
+            audioEnd = max(audioEnd, sample.timeRange.end.seconds)
+            for (i, value) in (sample.audioBuffer?.floatSamples(channel: 0) ?? []).enumerated() where abs(value) > 0.3 {
+                let time = sample.presentationTime.seconds + Double(i) / 48000
+                if time - last > 0.5 { clicks.append(time) }
+                last = time
+            }
+        }
+    }
+
+    /// A flash frame is bright and even all across (the bars never are), whatever filter
+    /// the recording had.
+    static func isFlash(_ picture: PixelBuffer) -> Bool {
+        let values = [0.1, 0.3, 0.5, 0.7, 0.9].map {
+            Int(picture.element(plane: 0, x: Int(Double(picture.width) * $0), y: picture.height * 3 / 4)?[0] ?? 0)
+        }
+        return (values.min() ?? 0) > 190 && (values.max() ?? 0) - (values.min() ?? 0) < 12
+    }
+
+    /// Each frame's counter is one more than the last.
+    var countersAreConsecutive: Bool { zip(counters, counters.dropFirst()).allSatisfy { $1 == $0 + 1 } }
+
+    /// The counters that are not one more than the one before, for the failure message.
+    var counterBreaks: [String] {
+        zip(counters, counters.dropFirst()).enumerated().filter { $0.element.1 != $0.element.0 + 1 }
+            .map { "frame \($0.offset + 1): \($0.element.0) → \($0.element.1)" }
+    }
+
+    /// Each flash (but one in the last moment, whose click the stop may have cut) has a
+    /// click within one frame; returns the worst offset.
+    func expectSync(frameDuration: Double, sourceLocation: SourceLocation = #_sourceLocation) -> Double {
+        #expect(!flashes.isEmpty, sourceLocation: sourceLocation)
+        var worst = 0.0
+        for flash in flashes where flash < audioEnd - 0.05 {
+            let nearest = clicks.min { abs($0 - flash) < abs($1 - flash) } ?? 99
+            worst = max(worst, abs(nearest - flash))
+            #expect(abs(nearest - flash) <= frameDuration + 0.001, "flash \(flash) s, nearest click \(nearest) s",
+                    sourceLocation: sourceLocation)
+        }
+        return worst
+    }
+}

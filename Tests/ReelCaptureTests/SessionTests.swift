@@ -1,0 +1,134 @@
+import Foundation
+import ReelAsset
+@testable import ReelCapture
+import ReelCore
+import ReelTestSupport
+import Testing
+
+/// Sessions reconfigured while running: a camera switch mid-recording, and a device that goes away.
+@Suite struct SessionTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-session")
+    }
+
+    /// A 320x240 red clip with a tone, for a file camera.
+    func redClip(audioOnly: Bool = false) throws -> URL {
+        let url = directory.appendingPathComponent(audioOnly ? "tone.m4a" : "red.mp4")
+        var arguments = ["-y", "-v", "error"]
+        if !audioOnly { arguments += ["-f", "lavfi", "-i", "color=c=red:s=320x240:r=30:d=3"] }
+        arguments += ["-f", "lavfi", "-i", "sine=frequency=440:duration=3"]
+        if !audioOnly { arguments += ["-c:v", "libx264", "-pix_fmt", "yuv420p"] }
+        try ProcessRunner.ffmpeg(arguments + ["-c:a", "aac", url.path])
+        return url
+    }
+
+    func virtualSession() throws -> (CaptureSession, CaptureDeviceInput) {
+        let session = CaptureSession()
+        session.sessionPreset = .low
+        let camera = CaptureDevice(uniqueID: "virtual:camera", localizedName: "Test camera", deviceType: .camera, position: .back,
+                                   formats: CaptureDevice.virtualCameraFormats, source: .virtualCamera, capabilities: .all)
+        camera.activeFormat = camera.formats.first { $0.width == 320 }
+        let input = try CaptureDeviceInput(device: camera)
+        try session.addInput(input)
+        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
+        return (session, input)
+    }
+
+    func record(_ session: CaptureSession, to url: URL, during body: (MovieFileOutput) async throws -> Void) async throws -> ReelError? {
+        let movie = MovieFileOutput()
+        try session.addOutput(movie)
+        let finished = AsyncStream<ReelError?>.makeStream()
+        session.startRunning()
+        try movie.startRecording(to: url) { _, error in
+            finished.continuation.yield(error)
+            finished.continuation.finish()
+        }
+        try await body(movie)
+        var outcome: ReelError?
+        for await error in finished.stream { outcome = error }
+        session.stopRunning()
+        return outcome
+    }
+
+    @Test func switchingCamerasMidRecordingKeepsOneFileWithoutAGap() async throws {
+        let (session, virtual) = try virtualSession()
+        let file = try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "file:\(try redClip().path)"))
+        let url = directory.appendingPathComponent("switch.mp4")
+        let error = try await record(session, to: url) { movie in
+            try await Task.sleep(nanoseconds: 1_500_000_000)
+            session.beginConfiguration()
+            session.removeInput(virtual)
+            #expect(session.canAddInput(file))
+            try session.addInput(file)
+            session.commitConfiguration()
+            try await Task.sleep(nanoseconds: 1_500_000_000)
+            movie.stopRecording()
+        }
+        #expect(error == nil, "\(String(describing: error))")
+        let checks = try CaptureChecks(url)
+        let steps = zip(checks.frameTimes, checks.frameTimes.dropFirst()).map { $1 - $0 }
+        #expect(checks.frameTimes.count >= 80, "\(checks.frameTimes.count) frames")
+        #expect((steps.max() ?? 1) <= 1.0 / 30 + 1e-6, "largest gap \(steps.max() ?? 0) s")
+        // The first half is the virtual camera's (counting), the second the red file's.
+        let asset = try Asset(url: url)
+        let generator = ImageGenerator(asset: asset)
+        let early = try generator.image(at: MediaTime(seconds: 0.5)).image, late = try generator.image(at: MediaTime(seconds: 2.8)).image
+        func isRed(_ picture: PixelBuffer) -> Bool {
+            let pixel = picture.element(plane: 0, x: 80, y: 120) ?? [0, 0, 0]
+            return picture.pixelFormat == .rgba && pixel[0] > 200 && pixel[1] < 80 && pixel[2] < 80
+        }
+        #expect(isRed(late) && !isRed(early), "\(late.element(plane: 0, x: 80, y: 120) ?? []) at the end")
+        let probe = try FFprobe.probe(url)
+        #expect(probe.streams(ofType: "video").count == 1 && probe.streams(ofType: "audio").count == 1)
+        #expect(abs((probe.duration ?? 0) - 3) < 0.3)
+    }
+
+    @Test func aCameraThatGoesAwayEndsTheRecordingPlayablyWithANotification() async throws {
+        let (session, virtual) = try virtualSession()
+        let broken = try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "file:\(try redClip(audioOnly: true).path)"))
+        let (interruptions, interrupted) = AsyncStream<String>.makeStream()
+        let observer = NotificationCenter.default.addObserver(forName: CaptureSession.wasInterruptedNotification,
+                                                              object: session, queue: nil) {
+            interrupted.yield($0.userInfo?[CaptureSession.interruptionReasonKey] as? String ?? "none")
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let url = directory.appendingPathComponent("vanished.mp4")
+        let error = try await record(session, to: url) { _ in
+            try await Task.sleep(nanoseconds: 1_200_000_000)
+            session.beginConfiguration()
+            session.removeInput(virtual)
+            try session.addInput(broken)
+            session.commitConfiguration()
+        }
+        #expect(error?.message.contains("recording stopped") == true, "\(String(describing: error))")
+        var iterator = interruptions.makeAsyncIterator()
+        #expect(await iterator.next() == "videoDeviceNotAvailable")
+        #expect(session.isInterrupted)
+        let probe = try FFprobe.probe(url)
+        #expect((probe.duration ?? 0) > 1, "the frames before the loss are kept")
+        #expect(try FFprobe.countFrames(url) >= 30)
+    }
+
+    @Test func subjectAreaChangeIsPostedWhenTheViewChanges() async throws {
+        let (session, virtual) = try virtualSession()
+        virtual.device.isSubjectAreaChangeMonitoringEnabled = true
+        let (changes, changed) = AsyncStream<Bool>.makeStream()
+        let observer = NotificationCenter.default.addObserver(forName: CaptureSession.subjectAreaDidChangeNotification,
+                                                              object: virtual.device, queue: nil) { _ in changed.yield(true) }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        session.startRunning()
+        try await Task.sleep(nanoseconds: 400_000_000)
+        virtual.device.videoZoomFactor = 4
+        let timeout = Task {
+            try await Task.sleep(nanoseconds: 3_000_000_000)
+            changed.finish()
+        }
+        var iterator = changes.makeAsyncIterator()
+        let note = await iterator.next()
+        timeout.cancel()
+        session.stopRunning()
+        #expect(note != nil, "no subject-area change after zooming to 4x")
+    }
+}
