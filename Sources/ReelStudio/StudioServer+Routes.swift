@@ -67,6 +67,55 @@ extension StudioServer {
             } catch {
                 return StudioResponse.error(error, status: 400)
             }
+        case ("POST", "photo"):
+            do throws(ReelError) {
+                return StudioResponse.json(try photos.take())
+            } catch {
+                report("the photo failed: \(StudioResponse.words(error))")
+                return StudioResponse.error(error, status: 500)
+            }
+        case ("POST", "segments/start"):
+            do throws(ReelError) {
+                try shortVideo.start()
+                return StudioResponse.json(status())
+            } catch {
+                return StudioResponse.error(error, status: 409)
+            }
+        case ("POST", "segments/pause"):
+            shortVideo.pause()
+            return StudioResponse.json(status())
+        case ("POST", "segments/undo"):
+            do throws(ReelError) {
+                try shortVideo.undo()
+                return StudioResponse.json(status())
+            } catch {
+                return StudioResponse.error(error, status: 409)
+            }
+        case ("POST", "segments/reset"):
+            shortVideo.reset()
+            return StudioResponse.json(status())
+        case ("POST", "segments/save"):
+            do throws(ReelError) {
+                let item = try shortVideo.save()
+                return StudioResponse.json(Saved(item: item, status: status()))
+            } catch {
+                return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 500)
+            }
+        case ("POST", "focus"):
+            guard let body = try? JSONDecoder().decode(Tap.self, from: request.body) else {
+                return StudioResponse.error("the body must be JSON: {\"x\": 0.5, \"y\": 0.5, \"viewWidth\": …, \"viewHeight\": …}",
+                                            status: 400)
+            }
+            do throws(ReelError) {
+                let point = try panel.focus(atViewX: body.x, y: body.y, viewWidth: body.viewWidth ?? 1, viewHeight: body.viewHeight ?? 1)
+                return StudioResponse.json(["x": point.x, "y": point.y])
+            } catch {
+                return StudioResponse.error(error, status: error.code == .unsupported ? 409 : 400)
+            }
+        case ("POST", "control"):
+            return command(request) { (body: ControlChange) throws(ReelError) in
+                try panel.set(body.id, value: body.value, option: body.option)
+            }
         case ("GET", "library"):
             return StudioResponse.json(library.items())
         case ("GET", "compose"):
@@ -101,7 +150,7 @@ extension StudioServer {
 
     private var knownRoutes: Set<String> {
         ["state", "status", "preview.mjpg", "preview.jpg", "events", "camera", "microphone", "preset", "filter", "library",
-         "compose"]
+         "compose", "photo", "segments", "focus", "control"]
     }
 
     private func methodNotAllowed(_ allowed: String?) -> HTTPResponse {
@@ -112,6 +161,25 @@ extension StudioServer {
 
     /// `{"id": …}`, the body of the choosing commands.
     struct Choice: Decodable { var id: String }
+
+    /// A tap on the preview: `x`, `y` from 0 to 1 of the picture shown `viewWidth`×`viewHeight`.
+    struct Tap: Decodable {
+        var x: Double
+        var y: Double
+        var viewWidth: Double?
+        var viewHeight: Double?
+    }
+
+    struct ControlChange: Decodable {
+        var id: String
+        var value: Double?
+        var option: String?
+    }
+
+    struct Saved: Encodable {
+        var item: MediaLibrary.Item
+        var status: StudioStatus
+    }
 
     /// Decodes the body as `Body`, runs `change`, and answers with the new state (400 with the reason when it fails).
     private func command<Body: Decodable>(_ request: HTTPRequest, _ change: (Body) throws(ReelError) -> Void) -> HTTPResponse {
@@ -149,11 +217,12 @@ extension StudioServer {
             camera: camera.currentCamera.uniqueID, microphone: camera.currentMicrophone?.uniqueID ?? "none",
             presets: camera.presets.map(\.rawValue), preset: camera.session.sessionPreset.rawValue,
             filters: ["none"] + LiveCamera.filterNames, filter: camera.filterName,
-            controls: controls(), segmentLimit: 15, status: status())
+            controls: panel.controls(), focus: panel.focus, segmentLimit: ShortVideoDesk.limitSeconds, status: status())
     }
 
     func status() -> StudioStatus {
         let statistics = camera.statistics
+        let short = shortVideo.progress
         return StudioStatus(running: camera.session.isRunning, frameRate: statistics.frameRate, width: statistics.width,
                             height: statistics.height, deliveredFrames: statistics.deliveredFrames,
                             droppedFrames: statistics.droppedFrames,
@@ -161,16 +230,8 @@ extension StudioServer {
                             previewFrames: statistics.previewFrames,
                             previewDrops: statistics.previewDrops, previewViewers: feed.viewers,
                             encodeMilliseconds: statistics.encodeMilliseconds, previewFrameIndex: feed.current?.frameIndex,
-                            recording: false, recordedSeconds: 0, segments: 0, progress: 0,
+                            recording: short.recording, recordedSeconds: short.recordedSeconds, segments: short.segments,
+                            segmentEnds: short.segmentEnds, progress: short.progress,
                             errors: recentErrors + [statistics.lastError].compactMap { $0 })
-    }
-
-    /// The device controls; until ReelCapture has them, every one is off with the reason.
-    func controls() -> [StudioState.Control] {
-        let reason = "this version of Reel's capture library has no device controls yet"
-        return [("zoom", "Zoom"), ("iso", "ISO"), ("torch", "Torch"), ("flash", "Flash"), ("slowMotion", "Slow motion"),
-                ("stabilization", "Stabilization"), ("focus", "Tap to focus")].map {
-            StudioState.Control(id: $0.0, label: $0.1, supported: false, reason: reason)
-        }
     }
 }

@@ -22,6 +22,9 @@ public final class StudioServer: @unchecked Sendable {
     let events = EventHub()
     let camera: LiveCamera
     let compose: ComposeDesk
+    let photos: PhotoDesk
+    let shortVideo: ShortVideoDesk
+    let panel: DeviceControlPanel
     private var http: HTTPServer?
     private let lock = NSLock()
     private var ticker: (any DispatchSourceTimer)?
@@ -37,6 +40,9 @@ public final class StudioServer: @unchecked Sendable {
         library = try MediaLibrary(folder: configuration.library)
         camera = try LiveCamera(cameraID: configuration.cameraID, microphoneID: configuration.microphoneID, feed: feed)
         compose = ComposeDesk(library: library, events: events)
+        photos = PhotoDesk(camera: camera, library: library)
+        shortVideo = try ShortVideoDesk(camera: camera, library: library, events: events)
+        panel = DeviceControlPanel(camera: camera, photos: photos)
     }
 
     deinit { stop() }
@@ -73,6 +79,7 @@ public final class StudioServer: @unchecked Sendable {
         feed.close()
         events.close()
         compose.cancel()
+        shortVideo.pause()
         server?.stop()
         camera.stop()
     }

@@ -213,7 +213,13 @@ extension StudioAssets {
       $("video-dialog").addEventListener("close", () => $("video-result").pause());
 
       on("status", renderStatus);
-      on("limit", () => { release(); toast("15 seconds reached: save or undo"); });
+      // At 15 s the recorder stops by itself; the page saves as if Save were pressed.
+      on("limit", async () => {
+        holding = false;
+        record.classList.remove("held");
+        toast("15 seconds: saving your video…");
+        $("save").click();
+      });
       load();
     })();
     """#

@@ -19,6 +19,7 @@ final class LiveCamera: @unchecked Sendable {
 
     let session = CaptureSession()
     let filter = FilterChain()
+    let photos = PhotoOutput()
     private let preview = VideoDataOutput()
     private let previewQueue = DispatchQueue(label: "reel.studio.preview")
     private let feed: PreviewFeed
@@ -27,7 +28,6 @@ final class LiveCamera: @unchecked Sendable {
     private var microphone: CaptureDevice?
     private var extraCameras: [CaptureDevice]
     private var _filterName = "none"
-    private var latest: SampleBuffer?
     private var previewPool: PixelBufferPool?
     private var encodeSeconds = 0.0
     private var encoded = 0
@@ -59,11 +59,11 @@ final class LiveCamera: @unchecked Sendable {
             self?.show(sample)
         }
         try session.addOutput(preview)
+        try session.addOutput(photos)
         try attachInputs()
     }
 
     private func attachInputs() throws(ReelError) {
-        for input in session.inputs { session.removeInput(input) }
         try session.addInput(try CaptureDeviceInput(device: camera))
         if let microphone { try session.addInput(try CaptureDeviceInput(device: microphone)) }
     }
@@ -77,7 +77,8 @@ final class LiveCamera: @unchecked Sendable {
     var currentMicrophone: CaptureDevice? { lock.withLock { microphone } }
     var filterName: String { lock.withLock { _filterName } }
 
-    /// Changes camera or microphone: the session stops, takes the new inputs and starts again.
+    /// Changes camera or microphone at the next frame, between begin and commit
+    /// configuration, so that a recording goes on through the switch.
     /// - Throws: ``ReelError`` for an unknown ID or a device of the wrong kind.
     func use(cameraID: String? = nil, microphoneID: String? = nil) throws(ReelError) {
         var newCamera = currentCamera, newMicrophone = currentMicrophone
@@ -100,27 +101,22 @@ final class LiveCamera: @unchecked Sendable {
                 newMicrophone = found
             }
         }
-        let running = session.isRunning
-        session.stopRunning()
-        let (oldCamera, oldMicrophone) = lock.withLock { () -> (CaptureDevice, CaptureDevice?) in
-            defer {
-                camera = newCamera
-                microphone = newMicrophone
-            }
-            return (camera, microphone)
-        }
+        let cameraInput = try CaptureDeviceInput(device: newCamera)
+        let microphoneInput = try newMicrophone.map { (device) throws(ReelError) in try CaptureDeviceInput(device: device) }
+        session.beginConfiguration()
+        for input in session.inputs { session.removeInput(input) }
         do throws(ReelError) {
-            try attachInputs()
+            try session.addInput(cameraInput)
+            if let microphoneInput { try session.addInput(microphoneInput) }
         } catch {
-            lock.withLock {
-                camera = oldCamera
-                microphone = oldMicrophone
-            }
-            try? attachInputs()
-            if running { session.startRunning() }
+            session.commitConfiguration()
             throw error
         }
-        if running { session.startRunning() }
+        session.commitConfiguration()
+        lock.withLock {
+            camera = newCamera
+            microphone = newMicrophone
+        }
     }
 
     /// The presets the current camera can do.
@@ -162,9 +158,6 @@ final class LiveCamera: @unchecked Sendable {
         return name
     }
 
-    /// The newest filtered frame the session delivered.
-    var latestFrame: SampleBuffer? { lock.withLock { latest } }
-
     struct Statistics: Sendable {
         var deliveredFrames: Int
         var droppedFrames: Int
@@ -187,7 +180,6 @@ final class LiveCamera: @unchecked Sendable {
     }
 
     private func show(_ sample: SampleBuffer) {
-        lock.withLock { latest = sample }
         guard feed.hasViewers, let picture = sample.pixelBuffer else { return }
         let started = DispatchTime.now().uptimeNanoseconds
         do throws(ReelError) {

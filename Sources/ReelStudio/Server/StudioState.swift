@@ -30,6 +30,7 @@ struct StudioState: Encodable, Sendable {
     var filters: [String]
     var filter: String
     var controls: [Control]
+    var focus: DeviceControlPanel.Focus
     var segmentLimit: Double
     var status: StudioStatus
 }
@@ -53,6 +54,8 @@ struct StudioStatus: Encodable, Sendable {
     var recording: Bool
     var recordedSeconds: Double
     var segments: Int
+    /// Where each segment ends, in seconds from the start of the short video.
+    var segmentEnds: [Double]
     /// 0…1 of the 15 s a short video may last.
     var progress: Double
     var errors: [String]
