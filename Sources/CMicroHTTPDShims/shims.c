@@ -7,7 +7,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/sockios.h>
+#include <netinet/tcp.h>
 
 static _Thread_local char last_error[512];
 
@@ -76,3 +79,20 @@ int reel_mhd_client_address(struct MHD_Connection *connection, char *buffer, siz
 uint64_t reel_mhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
 ssize_t reel_mhd_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
 ssize_t reel_mhd_end_with_error(void) { return MHD_CONTENT_READER_END_WITH_ERROR; }
+
+int reel_mhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : (int)info->connect_fd;
+}
+
+int reel_socket_unsent_bytes(int socket) {
+    int pending = 0;
+    if (ioctl(socket, SIOCOUTQ, &pending) != 0) return -1;
+    return pending;
+}
+
+int reel_socket_tune_for_streaming(int socket, int bytes) {
+    int one = 1;
+    if (setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes) != 0) return -1;
+    return setsockopt(socket, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}

@@ -214,6 +214,10 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer, conte
         made = MHD_create_response_from_fd_at_offset64(UInt64(max(0, length)), descriptor, UInt64(max(0, offset)))
         if made == nil { close(descriptor) }
     case .stream(let stream):
+        let socket = reel_mhd_connection_socket(connection)
+        // A small send buffer keeps a live feed from queueing seconds of pictures in the kernel.
+        if socket >= 0 { _ = reel_socket_tune_for_streaming(socket, 256 * 1024) }
+        stream.attached(to: HTTPStreamConnection(socket: socket))
         let box = StreamBox(stream: stream, context: context)
         guard context.register(box) else {
             stream.closed()

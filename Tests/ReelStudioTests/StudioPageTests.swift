@@ -51,6 +51,62 @@ import Testing
         #expect(result["label"] as? String == "Mono")
     }
 
+    @Test func aPhotoAppearsInTheGallery() throws {
+        guard BrowserPlayer.available else { return }
+        let studio = try StudioProcess()
+        let result = try StudioBrowser.run("photo", [studio.base])
+        let dialog = try #require(result["dialog"] as? [Any], "the photo dialog: \(result)")
+        #expect(dialog[0] as? Int == 1280 && dialog[1] as? Int == 720)
+        let names = try FileManager.default.contentsOfDirectory(atPath: studio.library.path).filter { $0.hasSuffix(".jpg") }
+        #expect(names.count == 1 && names[0].hasPrefix("Reel Photo "), "\(names)")
+        #expect(result["gallery"] as? [String] == names, "\(result)")
+        let probe = try FFprobe.probe(studio.library.appendingPathComponent(names[0]))
+        #expect(probe.streams.first?.codecName == "mjpeg" && probe.streams.first?.width == 1280)
+        #expect(FileManager.default.fileExists(atPath: studio.library.appendingPathComponent(".thumbnails/\(names[0]).jpg").path))
+        #expect((result["caption"] as? String)?.contains("saved to the library") == true)
+    }
+
+    @Test func threeHoldsThenSaveGiveOneMergedFileThatPlays() throws {
+        guard BrowserPlayer.available else { return }
+        let studio = try StudioProcess()
+        // The size a Raspberry Pi would record at; it keeps the shared test machine's load down.
+        #expect(try RawHTTP.post("/api/preset", body: #"{"id": "640x480"}"#, port: studio.port).status == 200)
+        let result = try StudioBrowser.run("record", [studio.base, "0.8", "1.2", "1.0"])
+        let held = try #require(result["held"] as? [Double])
+        let status = try #require(result["status"] as? [String: Any])
+        #expect(status["segments"] as? Int == 3, "\(status)")
+        let played = try #require(result["played"] as? [String: Any], "the review dialog's video: \(result)")
+        #expect(played["width"] as? Int == 640 && played["height"] as? Int == 480)
+        let videos = try FileManager.default.contentsOfDirectory(atPath: studio.library.path).filter { $0.hasSuffix(".mp4") }
+        #expect(videos.count == 1 && videos[0].hasPrefix("Reel Video "), "one merged file: \(videos)")
+        let file = studio.library.appendingPathComponent(try #require(videos.first))
+        let duration = try #require(try FFprobe.probe(file).duration)
+        let total = held.reduce(0, +)
+        print("studio short video: held \(held.map { String(format: "%.3f", $0) }) = \(String(format: "%.3f", total)) s, file \(duration) s")
+        #expect(abs(duration - total) < 0.1, "held \(total) s, the file lasts \(duration) s")
+        #expect(abs((played["duration"] as? Double ?? 0) - duration) < 0.05)
+        // The segments are gone once merged.
+        let segments = studio.library.appendingPathComponent(".segments")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: segments.path)) ?? []).filter { $0.hasSuffix(".mp4") }.isEmpty)
+    }
+
+    @Test func tappingThePreviewMovesTheCamerasFocusPoint() throws {
+        guard BrowserPlayer.available else { return }
+        let studio = try StudioProcess()
+        let before = try JSONSerialization.jsonObject(with: try RawHTTP.get("/api/state", port: studio.port).body) as? [String: Any]
+        let start = try #require(before?["focus"] as? [String: Any])
+        #expect(start["x"] as? Double == 0.5 && start["y"] as? Double == 0.5)
+        let result = try StudioBrowser.run("focus", [studio.base, "0.25", "0.75"])
+        let state = try #require(result["state"] as? [String: Any])
+        let focus = try #require(state["focus"] as? [String: Any])
+        let x = try #require(focus["x"] as? Double), y = try #require(focus["y"] as? Double)
+        #expect(abs(x - 0.25) < 0.03 && abs(y - 0.75) < 0.03, "the camera focuses at \(x), \(y)")
+        #expect(abs((focus["exposureX"] as? Double ?? 0) - 0.25) < 0.03, "and exposes there: \(focus)")
+        let cursor = try #require(result["cursor"] as? [String: Any])
+        #expect(cursor["shown"] as? Bool == true, "the focus cursor animates: \(cursor)")
+        #expect(result["answered"] as? String != nil)
+    }
+
     @Test func composingTwoLibraryClipsExportsAndPlays() throws {
         guard BrowserPlayer.available else { return }
         let library = try Self.makeLibrary()

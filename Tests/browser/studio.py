@@ -171,6 +171,14 @@ def record(driver, base, holds):
     wait_for_preview(driver)
     wait(driver, "return document.getElementById('filter-select').options.length > 1")
     button = driver.find_element(By.ID, "record")
+    # The time each hold lasted as the page saw it: button down to button up.
+    driver.execute_script("""
+        window.reelHolds = [];
+        const b = document.getElementById('record');
+        b.addEventListener('pointerdown', () => { window.reelDown = performance.now(); console.warn('down ' + Date.now()); });
+        for (const e of ['pointercancel', 'lostpointercapture', 'pointerleave', 'pointerout', 'gotpointercapture']) b.addEventListener(e, () => console.warn(e + ' ' + Date.now()));
+        b.addEventListener('pointerup', () => { console.warn('up ' + Date.now()); window.reelHolds.push((performance.now() - window.reelDown) / 1000); });
+    """)
     held = []
     for seconds in holds:
         chain = ActionChains(driver)
@@ -181,6 +189,7 @@ def record(driver, base, holds):
         held.append(time.time() - start)
         time.sleep(0.5)
     status = api(driver, "/api/status")
+    page_held = driver.execute_script("return window.reelHolds")
     wait(driver, "return !document.getElementById('save').disabled", timeout=5)
     driver.find_element(By.ID, "save").click()
     played = wait(driver, """
@@ -189,7 +198,7 @@ def record(driver, base, holds):
           {duration: v.duration, currentTime: v.currentTime, width: v.videoWidth, height: v.videoHeight, src: v.src} : null;
     """, timeout=30)
     error = driver.execute_script("const v = document.getElementById('video-result'); return v.error ? v.error.code : null;")
-    return {"held": held, "status": status, "played": played, "error": error,
+    return {"held": page_held, "driverHeld": held, "status": status, "played": played, "error": error,
             "caption": driver.find_element(By.ID, "video-caption").text}
 
 
@@ -297,7 +306,9 @@ def main():
             result = token(driver, sys.argv[2])
         else:
             raise SystemExit(f"studio.py: unknown scenario '{scenario}'")
-        logs = [entry["message"] for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
+        entries = driver.get_log("browser")
+        logs = [entry["message"] for entry in entries if entry.get("level") == "SEVERE"]
+        result["consoleWarnings"] = [entry["message"] for entry in entries if entry.get("level") == "WARNING"]
         result["consoleErrors"] = logs
         print(json.dumps(result))
     finally:

@@ -21,6 +21,13 @@ uint16_t reel_mhd_bound_port(struct MHD_Daemon *daemon);
 /// The client's numeric address (MHD_CONNECTION_INFO_CLIENT_ADDRESS) into `buffer`;
 /// returns 0, or -1 when there is none.
 int reel_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size);
+/// The connection's socket (MHD_CONNECTION_INFO_CONNECTION_FD), -1 if unknown.
+int reel_mhd_connection_socket(struct MHD_Connection *connection);
+/// Bytes written to `socket` that the peer has not yet acknowledged (ioctl SIOCOUTQ), -1 on error.
+int reel_socket_unsent_bytes(int socket);
+/// Caps the socket's send buffer at `bytes` and sends small writes at once (TCP_NODELAY);
+/// returns 0, or -1 with errno.
+int reel_socket_tune_for_streaming(int socket, int bytes);
 /// The last message libmicrohttpd logged (or the start failure) on this thread.
 const char *reel_mhd_last_error(void);
 /// MHD_SIZE_UNKNOWN.

@@ -183,7 +183,6 @@ extension StudioAssets {
       record.addEventListener("pointerdown", (e) => { record.setPointerCapture(e.pointerId); hold(e); });
       record.addEventListener("pointerup", release);
       record.addEventListener("pointercancel", release);
-      record.addEventListener("lostpointercapture", release);
       record.addEventListener("keydown", (e) => { if ((e.key === " " || e.key === "Enter") && !e.repeat) hold(e); });
       record.addEventListener("keyup", (e) => { if (e.key === " " || e.key === "Enter") release(); });
       record.addEventListener("contextmenu", (e) => e.preventDefault());
@@ -196,7 +195,7 @@ extension StudioAssets {
         try { renderStatus(await api("/api/segments/reset", { method: "POST", body: {} })); toast("Segments deleted"); }
         catch (error) { toast(error.message, "error"); }
       });
-      $("save").addEventListener("click", async () => {
+      async function saveVideo() {
         const button = $("save");
         button.disabled = true;
         toast("Merging the segments…");
@@ -209,7 +208,8 @@ extension StudioAssets {
           video.play().catch(() => {});
         } catch (error) { toast(error.message, "error"); }
         button.disabled = false;
-      });
+      }
+      $("save").addEventListener("click", saveVideo);
       $("video-dialog").addEventListener("close", () => $("video-result").pause());
 
       on("status", renderStatus);
@@ -218,7 +218,7 @@ extension StudioAssets {
         holding = false;
         record.classList.remove("held");
         toast("15 seconds: saving your video…");
-        $("save").click();
+        saveVideo();
       });
       load();
     })();

@@ -33,6 +33,11 @@ final class LiveCamera: @unchecked Sendable {
     private var encoded = 0
     private var previewDrops = 0
     private var lastError: String?
+    /// The least seen (uptime − presentation time) of the frames, in seconds: how the
+    /// session's clock maps onto this process's, with the capture's lag taken out.
+    private var clockOffset: Double?
+    private var latestTime = -Double.infinity
+    private let caughtUp = NSCondition()
 
     /// - Throws: ``ReelError`` naming a camera or microphone ID that does not exist.
     init(cameraID: String?, microphoneID: String?, feed: PreviewFeed) throws(ReelError) {
@@ -53,9 +58,11 @@ final class LiveCamera: @unchecked Sendable {
         session.videoFilter = filter
         session.sessionPreset = .hd1280x720
         preview.alwaysDiscardsLateVideoFrames = true
-        preview.setSampleBufferHandler(queue: previewQueue, didDrop: { [weak self] _, _ in
+        preview.setSampleBufferHandler(queue: previewQueue, didDrop: { [weak self] sample, _ in
+            self?.observe(sample)
             self?.lock.withLock { self?.previewDrops += 1 }
         }) { [weak self] sample in
+            self?.observe(sample)
             self?.show(sample)
         }
         try session.addOutput(preview)
@@ -176,6 +183,34 @@ final class LiveCamera: @unchecked Sendable {
             Statistics(deliveredFrames: session.deliveredFrames, droppedFrames: session.droppedFrames, previewFrames: encoded,
                        previewDrops: previewDrops, encodeMilliseconds: encoded > 0 ? encodeSeconds / Double(encoded) * 1000 : 0,
                        frameRate: session.frameRate, width: size.width, height: size.height, lastError: lastError)
+        }
+    }
+
+    private func observe(_ sample: SampleBuffer) {
+        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        let time = sample.presentationTime.seconds
+        caughtUp.withLock {
+            // The session started again: its clock starts from zero.
+            if time < latestTime - 1 { clockOffset = nil }
+            clockOffset = min(clockOffset ?? .infinity, now - time)
+            latestTime = time
+            caughtUp.broadcast()
+        }
+    }
+
+    /// Waits (at most `timeout`) until the session has handed every output the frames up
+    /// to `uptime` (`DispatchTime.now().uptimeNanoseconds` then) plus `frames` frames.
+    ///
+    /// A loaded machine's capture runs behind the clock; a hold of the record button
+    /// should cover the frames of the moment it was pressed to the moment it was let go,
+    /// not the ones the capture happened to have reached then.
+    func waitUntilCaptured(uptime: UInt64, plusFrames frames: Double, timeout: Double = 0.75) {
+        let frameDuration = 1 / max(1, session.frameRate)
+        let deadline = Date().addingTimeInterval(timeout)
+        caughtUp.withLock {
+            guard let offset = clockOffset else { return }
+            let target = Double(uptime) / 1e9 - offset + frames * frameDuration
+            while latestTime < target, caughtUp.wait(until: deadline) {}
         }
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import ReelCapture
 import ReelCore
@@ -10,16 +11,25 @@ final class ShortVideoDesk: @unchecked Sendable {
     static let limitSeconds = 15.0
 
     private let recorder: SegmentedRecorder
+    private let camera: LiveCamera
     private let library: MediaLibrary
     private let events: EventHub
     private let staging: URL
     /// One save, undo or reset at a time.
     private let work = NSLock()
+    /// The button's down and up in the order they came: a release that arrives while the
+    /// segment is still starting waits for it, instead of finding nothing to stop.
+    private let button = NSLock()
+    private let lock = NSLock()
+    private var pressedAt: UInt64 = 0
+    /// The length of the segments before the one being recorded.
+    private var recordedBefore = 0.0
 
     /// - Throws: ``ReelError`` when the segments folder cannot be made.
     init(camera: LiveCamera, library: MediaLibrary, events: EventHub) throws(ReelError) {
         self.library = library
         self.events = events
+        self.camera = camera
         let folder = library.videoFolder.appendingPathComponent(".segments")
         // Segments of a studio that did not stop cleanly are of no use now.
         try? FileManager.default.removeItem(at: folder)
@@ -50,14 +60,39 @@ final class ShortVideoDesk: @unchecked Sendable {
                         progress: min(1, recorded / Self.limitSeconds))
     }
 
-    /// The button goes down.
+    /// The button goes down: the segment starts with the frame of this moment, once the
+    /// capture has reached it.
     /// - Throws: ``ReelError`` `.invalidState` while recording or at the limit.
     func start() throws(ReelError) {
+        let pressed = DispatchTime.now().uptimeNanoseconds
+        button.lock()
+        defer { button.unlock() }
+        camera.waitUntilCaptured(uptime: pressed, plusFrames: 0)
         try recorder.startSegment()
+        lock.withLock {
+            pressedAt = pressed
+            recordedBefore = recorder.segments.reduce(0) { $0 + $1.duration.seconds }
+        }
     }
 
-    /// The button comes up: the segment's file is finished before this returns.
+    /// The button comes up: the segment ends once it is as long as the button was held,
+    /// and its file is finished before this returns.
+    ///
+    /// Opening a segment's file takes a moment in which frames go by unrecorded, and a
+    /// loaded machine's capture runs behind the clock; so the segment is stopped by its
+    /// recorded length, not by the frame the capture happens to be at (at most 2 s later).
     func pause() {
+        let released = DispatchTime.now().uptimeNanoseconds
+        button.lock()
+        defer { button.unlock() }
+        guard recorder.isRecording else { return }
+        let (pressed, before) = lock.withLock { (pressedAt, recordedBefore) }
+        let held = Double(released &- pressed) / 1e9
+        let halfFrame = 0.5 / max(1, camera.session.frameRate)
+        let deadline = Date().addingTimeInterval(2)
+        while recorder.isRecording, recorder.recordedDuration.seconds - before < held - halfFrame, Date() < deadline {
+            usleep(2000)
+        }
         recorder.pauseSegment()
     }
 
