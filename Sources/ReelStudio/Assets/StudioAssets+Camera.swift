@@ -31,7 +31,7 @@ extension StudioAssets {
         const single = state.cameras.length < 2;
         $("switch-camera").disabled = single;
         $("switch-reason").hidden = !single;
-        $("switch-reason").textContent = single ? "This machine has one camera. To add a clip as a second one, start reel studio with --camera file:CLIP.mp4." : "";
+        $("switch-reason").textContent = single ? "This machine has one camera. To add a clip as a second one, start reel studio with --camera\u00a0file:CLIP.mp4." : "";
         renderControls(state.controls);
         renderStatus(state.status);
       }

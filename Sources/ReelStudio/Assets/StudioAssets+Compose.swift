@@ -62,9 +62,21 @@ extension StudioAssets {
         try {
           running = await api("/api/compose", { method: "POST", body });
           show(running);
+          poll(running.id);
         } catch (error) { toast(error.message, "error"); }
         render();
       });
+
+      // The events carry the progress; a slow poll makes sure the end is seen even if one is missed.
+      async function poll(id) {
+        while (running && running.id === id) {
+          await new Promise((done) => setTimeout(done, 1500));
+          try {
+            const job = await api("/api/compose/job");
+            if (running && job.id === id && job.state !== "exporting") show(job);
+          } catch (_) { /* the events will tell */ }
+        }
+      }
 
       function show(job) {
         $("export-fill").style.width = `${Math.round(job.progress * 100)}%`;

@@ -62,16 +62,12 @@ extension StudioAssets {
       </div>
       <p class="hint">Hold <b>record</b> to film, let go to pause; up to 15 s in all. Tap the picture to focus there.</p>
       <p id="status-line" class="status-line" aria-live="off"></p>
+      <section class="card controls-card">
+        <h2>Controls</h2>
+        <div id="controls" class="controls"></div>
+      </section>
     </section>
     <aside class="panel">
-      <section class="card">
-        <h2>Camera</h2>
-        <label class="field"><span>Camera</span><select id="camera-select"></select></label>
-        <button id="switch-camera" class="wide" type="button">Switch camera</button>
-        <p id="switch-reason" class="reason" hidden></p>
-        <label class="field"><span>Microphone</span><select id="mic-select"></select></label>
-        <label class="field"><span>Preset</span><select id="preset-select"></select></label>
-      </section>
       <section class="card">
         <h2>Look</h2>
         <label class="field"><span>Filter</span><select id="filter-select"></select></label>
@@ -80,8 +76,12 @@ extension StudioAssets {
           Random filter</button>
       </section>
       <section class="card">
-        <h2>Controls</h2>
-        <div id="controls" class="controls"></div>
+        <h2>Camera</h2>
+        <label class="field"><span>Camera</span><select id="camera-select"></select></label>
+        <button id="switch-camera" class="wide" type="button">Switch camera</button>
+        <p id="switch-reason" class="reason" hidden></p>
+        <label class="field"><span>Microphone</span><select id="mic-select"></select></label>
+        <label class="field"><span>Preset</span><select id="preset-select"></select></label>
       </section>
     </aside>
     <dialog id="photo-dialog" class="sheet">

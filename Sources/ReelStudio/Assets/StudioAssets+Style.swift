@@ -93,7 +93,8 @@ extension StudioAssets {
     .hint { text-align: center; color: var(--muted); margin: .25rem 0; }
     .status-line { text-align: center; color: var(--muted); font-size: .85rem; font-variant-numeric: tabular-nums; margin: .25rem 0; min-height: 1.3em; }
     .status-line .bad { color: var(--red); }
-    .controls { display: grid; gap: .9rem; }
+    .controls-card { margin-top: 1rem; }
+    .controls { display: grid; gap: .9rem 1.5rem; grid-template-columns: repeat(auto-fill, minmax(210px, 1fr)); }
     .control { display: grid; gap: .3rem; }
     .control .head { display: flex; justify-content: space-between; align-items: center; gap: .5rem; font-weight: 600; }
     .control .head output { color: var(--muted); font-variant-numeric: tabular-nums; }

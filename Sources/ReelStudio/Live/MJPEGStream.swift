@@ -28,7 +28,8 @@ final class MJPEGStream: HTTPResponseStream, @unchecked Sendable {
 
     func next() -> HTTPStreamChunk {
         if let connection {
-            let deadline = Date().addingTimeInterval(10)
+            // A client that has gone leaves its bytes unsent; after 3 s the next write finds out.
+            let deadline = Date().addingTimeInterval(3)
             while connection.unsentBytes > Self.backlog, Date() < deadline {
                 if lock.withLock({ cancelled }) { return .end }
                 usleep(3000)
