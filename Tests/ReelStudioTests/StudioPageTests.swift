@@ -49,6 +49,10 @@ import Testing
         #expect(chromaAfter < 8, "colour after Mono: \(chromaAfter)")
         #expect(result["filter"] as? String == "PhotoEffectMono")
         #expect(result["label"] as? String == "Mono")
+        // The seed's random button picks another filter and the page says which.
+        let random = try #require(result["randomFilter"] as? String)
+        #expect(random != "PhotoEffectMono" && random != "none", "\(result)")
+        #expect(result["randomLabel"] as? String != nil)
     }
 
     @Test func aPhotoAppearsInTheGallery() throws {
@@ -58,12 +62,17 @@ import Testing
         let dialog = try #require(result["dialog"] as? [Any], "the photo dialog: \(result)")
         #expect(dialog[0] as? Int == 1280 && dialog[1] as? Int == 720)
         let names = try FileManager.default.contentsOfDirectory(atPath: studio.library.path).filter { $0.hasSuffix(".jpg") }
-        #expect(names.count == 1 && names[0].hasPrefix("Reel Photo "), "\(names)")
+        try #require(names.count == 1 && names[0].hasPrefix("Reel Photo "), "\(names)")
         #expect(result["gallery"] as? [String] == names, "\(result)")
         let probe = try FFprobe.probe(studio.library.appendingPathComponent(names[0]))
         #expect(probe.streams.first?.codecName == "mjpeg" && probe.streams.first?.width == 1280)
         #expect(FileManager.default.fileExists(atPath: studio.library.appendingPathComponent(".thumbnails/\(names[0]).jpg").path))
         #expect((result["caption"] as? String)?.contains("saved to the library") == true)
+        // And delete it again from the gallery.
+        let deleted = try StudioBrowser.run("delete", [studio.base, names[0]])
+        #expect(deleted["asked"] as? String == names[0])
+        #expect(deleted["summary"] as? String == "0 photos and 0 videos", "\(deleted)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: studio.library.path).filter { $0.hasSuffix(".jpg") }.isEmpty)
     }
 
     @Test func threeHoldsThenSaveGiveOneMergedFileThatPlays() throws {

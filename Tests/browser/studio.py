@@ -7,6 +7,7 @@ Scenarios (each prints one JSON object on its last line):
   preview BASE                 frames arrive and change; frame rate and latency as seen by the page
   filter BASE NAME             the picker's NAME changes the preview (colour before and after)
   photo BASE                   the shutter makes a photo that the dialog shows and the gallery lists
+  delete BASE NAME             deletes NAME from the gallery through its button and the confirmation
   record BASE S1 S2 ...        holds the record button S1, S2… seconds, saves, plays the merged video
   focus BASE X Y               taps the preview at X, Y (0…1) and reports the focus point the studio answered
   compose BASE NAME1 NAME2     composes two library clips, exports, plays the result
@@ -149,7 +150,12 @@ def filter_(driver, base, name):
     after = sample(driver)
     label = driver.find_element(By.ID, "hud-filter").text
     state = api(driver, "/api/state")
-    return {"before": before, "after": after, "label": label, "filter": state.get("filter")}
+    driver.find_element(By.ID, "random-filter").click()
+    random_label = wait(driver, "const t = document.getElementById('hud-filter').textContent; return t !== arguments[0] ? t : null;"
+                        .replace("arguments[0]", json.dumps(label)), timeout=5)
+    random_state = api(driver, "/api/state")
+    return {"before": before, "after": after, "label": label, "filter": state.get("filter"),
+            "randomLabel": random_label, "randomFilter": random_state.get("filter")}
 
 
 def photo(driver, base):
@@ -164,6 +170,19 @@ def photo(driver, base):
                          "return cards.length && cards.every(c => c.querySelector('img').naturalWidth > 0) ?"
                          " cards.map(c => c.dataset.name) : null;")
     return {"dialog": shown, "caption": caption, "gallery": cards or []}
+
+
+def delete(driver, base, name):
+    """Deletes item NAME in the gallery as a user would: its button, then the confirmation."""
+    driver.get(base + "/gallery")
+    wait(driver, "return document.querySelectorAll('article.item').length > 0")
+    driver.execute_script("[...document.querySelectorAll('article.item')].find(a => a.dataset.name === arguments[0])"
+                          ".querySelector('button.delete').click()", name)
+    asked = wait(driver, "return document.getElementById('confirm').open ? document.getElementById('confirm-name').textContent : null")
+    driver.find_element(By.ID, "confirm-delete").click()
+    left = wait(driver, "return [...document.querySelectorAll('article.item')].every(a => a.dataset.name !== arguments[0]) ?"
+                        " document.getElementById('gallery-summary').textContent : null".replace("arguments[0]", json.dumps(name)))
+    return {"asked": asked, "summary": left}
 
 
 def record(driver, base, holds):
@@ -263,6 +282,8 @@ def screens(driver, base, folder):
             else:
                 wait(driver, "return document.getElementById('transition').options.length > 0 &&"
                              " [...document.querySelectorAll('#clip-list img')].every(i => i.complete)")
+                # A composition under way to look at: every clip in the order.
+                driver.execute_script("for (const b of document.querySelectorAll('#clip-list button.add')) b.click();")
             time.sleep(0.6)
             path = folder / f"{page}-{label}.png"
             if mobile:
@@ -294,6 +315,8 @@ def main():
             result = filter_(driver, base, rest[0])
         elif scenario == "photo":
             result = photo(driver, base)
+        elif scenario == "delete":
+            result = delete(driver, base, rest[0])
         elif scenario == "record":
             result = record(driver, base, [float(s) for s in rest])
         elif scenario == "focus":
