@@ -25,7 +25,7 @@ import Testing
         #expect(visit.status == 303)
         #expect(visit.headers["location"] == "/")
         let cookie = try #require(visit.headers["set-cookie"])
-        #expect(cookie.hasPrefix("reel_studio_token=\(token);") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        #expect(cookie.hasPrefix("reel_studio_token=\(token);") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"))
         let page = try RawHTTP.get("/", port: studio.port, headers: ["Cookie: reel_studio_token=\(token)"])
         #expect(page.status == 200)
         #expect(String(decoding: page.body, as: UTF8.self).contains("Reel Studio"))

@@ -90,6 +90,22 @@ import Testing
         #expect(state.contains(#""microphone":"none""#))
     }
 
+    @Test func ctrlCStopsCleanlyWithViewersAndARecordingUnderWay() throws {
+        let studio = try StudioProcess()
+        let port = studio.port
+        let viewers = try (0..<2).map { _ in try RawSocket(port: port) }
+        try viewers[0].write("GET /api/preview.mjpg HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        try viewers[1].write("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        #expect(try RawHTTP.post("/api/segments/start", body: "{}", port: port).status == 200)
+        usleep(500_000)
+        let started = Date()
+        let status = studio.stop()
+        #expect(status == 0, "\(studio.standardError)")
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(studio.standardError.contains("Reel Studio stopped"))
+        withExtendedLifetime(viewers) {}
+    }
+
     @Test func theCommandLineRefusesBadOptionsInOneLine() throws {
         let cases: [([String], Int32, String)] = [
             (["studio", "--port", "70000"], 1, "--port"),

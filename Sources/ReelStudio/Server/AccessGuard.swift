@@ -9,7 +9,9 @@ import ReelHTTP
 ///   site cannot reach the studio through a DNS name that points at 127.0.0.1).
 /// - Bound to any other address, every request needs the access token: a visit with
 ///   `?token=` sets an HttpOnly cookie and redirects to the same page without it.
-///   Loopback clients get no exemption.
+///   Loopback clients get no exemption. The cookie is SameSite=Lax, so that the link
+///   works when opened from another app (a chat, a QR reader); the Origin check below
+///   is what keeps other sites from changing anything.
 /// - A request that changes state (anything but GET, HEAD, OPTIONS) from a browser
 ///   must come from the studio's own origin: a foreign or `null` Origin, or
 ///   `Sec-Fetch-Site: cross-site`, is 403.
@@ -53,7 +55,7 @@ struct AccessGuard: Sendable {
                 }
                 var response = HTTPResponse(status: 303)
                 response.setHeader("Location", request.path)
-                response.setHeader("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict")
+                response.setHeader("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Lax")
                 response.setHeader("Cache-Control", "no-store")
                 return response
             }
