@@ -23,12 +23,19 @@ let package = Package(
         ),
 
         .target(name: "CFFmpegShims", dependencies: ["CFFmpeg"]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
 
         // Core tier: pure Swift value types and containers.
         .target(name: "ReelCore", swiftSettings: strict),
 
         // Owner tier: the only module that touches FFmpeg pointers.
         .target(name: "ReelAV", dependencies: ["ReelCore", "CFFmpeg", "CFFmpegShims"], swiftSettings: strict),
+
+        // Owner of libmicrohttpd's pointers: the studio's HTTP server, kept apart from
+        // ReelAV (FFmpeg's owner) since nothing in it is media.
+        .target(name: "ReelHTTP", dependencies: ["ReelCore", "CMicroHTTPD", "CMicroHTTPDShims"], swiftSettings: strict),
 
         // Public tier: AVFoundation-shaped modules.
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
@@ -38,8 +45,11 @@ let package = Package(
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict),
 
         // Apps.
-        .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture"],
+        .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture",
+                                                "ReelStudio"],
                 swiftSettings: strict),
+        .target(name: "ReelStudio", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture",
+                                                   "ReelHTTP"], swiftSettings: strict),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"], swiftSettings: strict),
         // The seed app's CompositionViewController, ported call by call.
         .executableTarget(name: "SeedComposition", dependencies: ["ReelAsset", "ReelComposition", "ReelCore"],
@@ -56,6 +66,8 @@ let package = Package(
         .testTarget(name: "ReelCompositionTests", dependencies: ["ReelComposition", "ReelTestSupport", "reel"],
                     swiftSettings: strict),
         .testTarget(name: "ReelCaptureTests", dependencies: ["ReelCapture", "ReelTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReelStudioTests", dependencies: ["ReelStudio", "ReelHTTP", "CMicroHTTPD", "CMicroHTTPDShims",
+                                                            "reel", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,51 @@
+import Foundation
+import ReelCore
+import ReelStudio
+
+/// `reel studio`: the camera app as a local web app.
+struct StudioCommand: Command {
+    let spec = CommandSpec(
+        name: "studio",
+        abstract: "Reel Studio: the camera, gallery and compose pages as a local web app.",
+        usage: "[--host 127.0.0.1] [--port 8080] [--camera ID] [--mic ID|none] [--library DIR]",
+        positionals: 0...0,
+        options: [
+            .value("host", "ADDR", help: "Where to listen (default 127.0.0.1). Any other address needs the printed access token."),
+            .value("port", "N", help: "The port (default 8080; 0 picks a free one)."),
+            .value("camera", "ID", help: "The camera (default virtual:camera; file:PATH plays a file)."),
+            .value("mic", "ID", help: "The microphone, or none (default virtual:microphone)."),
+            .value("library", "DIR", help: "Where photos and videos go (default: the XDG pictures and videos folders, in Reel)."),
+        ],
+        discussion: """
+        Open the printed address in a browser. Ctrl-C stops the studio.
+
+        Example (reach it from a phone on the same network):
+          reel studio --host 0.0.0.0 --port 8080
+        """)
+
+    func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+        let host = arguments.value("host") ?? "127.0.0.1"
+        guard !host.isEmpty else { throw UsageError("--host needs an address", command: spec.name) }
+        let port = try arguments.int("port", in: 0...65535) ?? 8080
+        let library = arguments.value("library").map { URL(fileURLWithPath: $0, isDirectory: true) }
+        let studio = try StudioServer(configuration: StudioConfiguration(
+            host: host, port: port, cameraID: arguments.value("camera"), microphoneID: arguments.value("mic"), library: library))
+        try studio.start()
+        let folders = studio.libraryFolders
+        console.print("Reel Studio: \(studio.accessURL)")
+        if studio.accessToken != nil {
+            console.print("(listening on \(host): every request needs the token in that address; keep it private)")
+        }
+        console.print(folders.photos == folders.videos ? "library: \(folders.photos.path)"
+                      : "library: photos in \(folders.photos.path), videos in \(folders.videos.path)")
+        let stopped = AsyncStream<Void>.makeStream()
+        SignalHandling.onInterrupt {
+            stopped.continuation.yield()
+            stopped.continuation.finish()
+        }
+        for await _ in stopped.stream {}
+        studio.stop()
+        console.printError("Reel Studio stopped")
+        return 0
+    }
+}

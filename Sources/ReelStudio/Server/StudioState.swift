@@ -1,0 +1,62 @@
+import Foundation
+
+/// What the camera page shows, as `GET /api/state` sends it.
+struct StudioState: Encodable, Sendable {
+    struct Device: Encodable, Sendable {
+        var id: String
+        var name: String
+    }
+
+    /// One control the page offers; when the device lacks it, `supported` is false and
+    /// `reason` says why in words.
+    struct Control: Encodable, Sendable {
+        var id: String
+        var label: String
+        var supported: Bool
+        var reason: String?
+        var value: Double?
+        var minimum: Double?
+        var maximum: Double?
+        var options: [String]?
+        var option: String?
+    }
+
+    var cameras: [Device]
+    var microphones: [Device]
+    var camera: String
+    var microphone: String
+    var presets: [String]
+    var preset: String
+    var filters: [String]
+    var filter: String
+    var controls: [Control]
+    var focus: DeviceControlPanel.Focus
+    var segmentLimit: Double
+    var status: StudioStatus
+}
+
+/// The live line under the preview, sent four times a second as the `status` event.
+struct StudioStatus: Encodable, Sendable {
+    var running: Bool
+    var frameRate: Double
+    var width: Int
+    var height: Int
+    var deliveredFrames: Int
+    var droppedFrames: Int
+    /// The number of the newest frame the camera made (delivered and dropped ones counted).
+    var captureFrameIndex: Int
+    var previewFrames: Int
+    var previewDrops: Int
+    var previewViewers: Int
+    var encodeMilliseconds: Double
+    /// The capture's frame number of the newest preview picture.
+    var previewFrameIndex: Int64?
+    var recording: Bool
+    var recordedSeconds: Double
+    var segments: Int
+    /// Where each segment ends, in seconds from the start of the short video.
+    var segmentEnds: [Double]
+    /// 0…1 of the 15 s a short video may last.
+    var progress: Double
+    var errors: [String]
+}

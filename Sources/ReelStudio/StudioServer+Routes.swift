@@ -1,0 +1,237 @@
+import Foundation
+import ReelCore
+import ReelHTTP
+
+/// The router: the guard first, then the pages, the live feeds, the API and the library.
+extension StudioServer {
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        if let refusal = guardian.refusal(for: request) { return refusal }
+        var response = route(request)
+        response.setHeader("X-Content-Type-Options", "nosniff")
+        if response.header("Cache-Control") == nil { response.setHeader("Cache-Control", "no-cache") }
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
+        let path = request.path
+        let reading = request.method == "GET" || request.method == "HEAD"
+        if reading, let asset = StudioAssets.asset(at: path) {
+            var response = HTTPResponse.bytes(asset.bytes, type: asset.contentType)
+            if path.hasPrefix("/assets/") { response.setHeader("Cache-Control", "no-cache") }
+            return response
+        }
+        if path.hasPrefix("/library/") {
+            guard reading else { return methodNotAllowed("GET") }
+            return libraryFile(request)
+        }
+        guard path.hasPrefix("/api/") else { return StudioResponse.error("no such page", status: 404) }
+        let route = String(path.dropFirst(5))
+        if request.method == "DELETE", route.hasPrefix("library/") {
+            return delete(String(route.dropFirst("library/".count)))
+        }
+        switch (request.method, route) {
+        case ("GET", "state"), ("HEAD", "state"):
+            return StudioResponse.json(state())
+        case ("GET", "status"):
+            return StudioResponse.json(status())
+        case ("GET", "preview.mjpg"):
+            var response = HTTPResponse(status: 200, body: .stream(feed.makeStream()))
+            response.setHeader("Content-Type", MJPEGStream.contentType)
+            response.setHeader("Cache-Control", "no-store")
+            return response
+        case ("GET", "preview.jpg"):
+            guard let frame = feed.current ?? waitForFirstFrame() else {
+                return StudioResponse.error("the camera has not delivered a picture yet", status: 503)
+            }
+            var response = HTTPResponse.bytes(frame.jpeg, type: "image/jpeg")
+            response.setHeader("X-Frame", String(frame.frameIndex))
+            response.setHeader("Cache-Control", "no-store")
+            return response
+        case ("GET", "events"):
+            var response = HTTPResponse(status: 200, body: .stream(events.makeStream()))
+            response.setHeader("Content-Type", "text/event-stream")
+            response.setHeader("Cache-Control", "no-store")
+            return response
+        case ("POST", "camera"):
+            return command(request) { (body: Choice) throws(ReelError) in try camera.use(cameraID: body.id) }
+        case ("POST", "microphone"):
+            return command(request) { (body: Choice) throws(ReelError) in try camera.use(microphoneID: body.id) }
+        case ("POST", "preset"):
+            return command(request) { (body: Choice) throws(ReelError) in try camera.use(preset: body.id) }
+        case ("POST", "filter"):
+            return command(request) { (body: Choice) throws(ReelError) in try camera.use(filter: body.id) }
+        case ("POST", "filter/random"):
+            do throws(ReelError) {
+                _ = try camera.useRandomFilter()
+                return StudioResponse.json(state())
+            } catch {
+                return StudioResponse.error(error, status: 400)
+            }
+        case ("POST", "photo"):
+            do throws(ReelError) {
+                return StudioResponse.json(try photos.take())
+            } catch {
+                report("the photo failed: \(StudioResponse.words(error))")
+                return StudioResponse.error(error, status: 500)
+            }
+        case ("POST", "segments/start"):
+            do throws(ReelError) {
+                try shortVideo.start()
+                return StudioResponse.json(status())
+            } catch {
+                return StudioResponse.error(error, status: 409)
+            }
+        case ("POST", "segments/pause"):
+            shortVideo.pause()
+            return StudioResponse.json(status())
+        case ("POST", "segments/undo"):
+            do throws(ReelError) {
+                try shortVideo.undo()
+                return StudioResponse.json(status())
+            } catch {
+                return StudioResponse.error(error, status: 409)
+            }
+        case ("POST", "segments/reset"):
+            shortVideo.reset()
+            return StudioResponse.json(status())
+        case ("POST", "segments/save"):
+            do throws(ReelError) {
+                let item = try shortVideo.save()
+                return StudioResponse.json(Saved(item: item, status: status()))
+            } catch {
+                return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 500)
+            }
+        case ("POST", "focus"):
+            guard let body = try? JSONDecoder().decode(Tap.self, from: request.body) else {
+                return StudioResponse.error("the body must be JSON: {\"x\": 0.5, \"y\": 0.5, \"viewWidth\": …, \"viewHeight\": …}",
+                                            status: 400)
+            }
+            do throws(ReelError) {
+                let point = try panel.focus(atViewX: body.x, y: body.y, viewWidth: body.viewWidth ?? 1, viewHeight: body.viewHeight ?? 1)
+                return StudioResponse.json(["x": point.x, "y": point.y])
+            } catch {
+                return StudioResponse.error(error, status: error.code == .unsupported ? 409 : 400)
+            }
+        case ("POST", "control"):
+            return command(request) { (body: ControlChange) throws(ReelError) in
+                try panel.set(body.id, value: body.value, option: body.option)
+            }
+        case ("GET", "library"):
+            return StudioResponse.json(library.items())
+        case ("GET", "compose"):
+            return StudioResponse.json(ComposeOptions())
+        case ("POST", "compose"):
+            guard let body = try? JSONDecoder().decode(ComposeDesk.Request.self, from: request.body) else {
+                return StudioResponse.error("the body must be JSON: {\"clips\": [NAME…], \"transition\": …}", status: 400)
+            }
+            do throws(ReelError) {
+                return StudioResponse.json(try compose.start(body), status: 202)
+            } catch {
+                return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 400)
+            }
+        case ("GET", "compose/job"):
+            guard let job = compose.current else { return StudioResponse.error("no export has run", status: 404) }
+            return StudioResponse.json(job)
+        case (_, let route) where knownRoutes.contains(String(route.split(separator: "/").first ?? "")):
+            return methodNotAllowed(nil)
+        default:
+            return StudioResponse.error("no such page", status: 404)
+        }
+    }
+
+    private func delete(_ name: String) -> HTTPResponse {
+        do throws(ReelError) {
+            try library.delete(named: name)
+            return StudioResponse.json(library.items())
+        } catch {
+            return StudioResponse.error(error, status: error.code == .fileNotFound ? 404 : 500)
+        }
+    }
+
+    private var knownRoutes: Set<String> {
+        ["state", "status", "preview.mjpg", "preview.jpg", "events", "camera", "microphone", "preset", "filter", "library",
+         "compose", "photo", "segments", "focus", "control"]
+    }
+
+    private func methodNotAllowed(_ allowed: String?) -> HTTPResponse {
+        var response = StudioResponse.error("this method is not allowed here", status: 405)
+        if let allowed { response.setHeader("Allow", allowed) }
+        return response
+    }
+
+    /// `{"id": …}`, the body of the choosing commands.
+    struct Choice: Decodable { var id: String }
+
+    /// A tap on the preview: `x`, `y` from 0 to 1 of the picture shown `viewWidth`×`viewHeight`.
+    struct Tap: Decodable {
+        var x: Double
+        var y: Double
+        var viewWidth: Double?
+        var viewHeight: Double?
+    }
+
+    struct ControlChange: Decodable {
+        var id: String
+        var value: Double?
+        var option: String?
+    }
+
+    struct Saved: Encodable {
+        var item: MediaLibrary.Item
+        var status: StudioStatus
+    }
+
+    /// Decodes the body as `Body`, runs `change`, and answers with the new state (400 with the reason when it fails).
+    private func command<Body: Decodable>(_ request: HTTPRequest, _ change: (Body) throws(ReelError) -> Void) -> HTTPResponse {
+        guard let body = try? JSONDecoder().decode(Body.self, from: request.body) else {
+            return StudioResponse.error("the body must be JSON such as {\"id\": \"…\"}", status: 400)
+        }
+        do throws(ReelError) {
+            try change(body)
+            return StudioResponse.json(state())
+        } catch {
+            return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 400)
+        }
+    }
+
+    private func waitForFirstFrame() -> PreviewFeed.Frame? {
+        // The one-picture route counts as a viewer while it waits, so the camera encodes.
+        let stream = feed.makeStream()
+        defer { stream.closed() }
+        return feed.frame(after: 0, timeout: 3) { false }
+    }
+
+    /// What the compose page may choose from.
+    struct ComposeOptions: Encodable {
+        var transitions = ComposeDesk.transitions
+        var presets = ComposeDesk.presets.map(\.rawValue)
+        var stickers = ["none", "square", "text", "photo"]
+    }
+
+    func state() -> StudioState {
+        let camera = self.camera
+        return StudioState(
+            cameras: camera.cameras.map { StudioState.Device(id: $0.uniqueID, name: $0.localizedName) },
+            microphones: camera.microphones.map { StudioState.Device(id: $0.uniqueID, name: $0.localizedName) }
+                + [StudioState.Device(id: "none", name: "No sound")],
+            camera: camera.currentCamera.uniqueID, microphone: camera.currentMicrophone?.uniqueID ?? "none",
+            presets: camera.presets.map(\.rawValue), preset: camera.session.sessionPreset.rawValue,
+            filters: ["none"] + LiveCamera.filterNames, filter: camera.filterName,
+            controls: panel.controls(), focus: panel.focus, segmentLimit: ShortVideoDesk.limitSeconds, status: status())
+    }
+
+    func status() -> StudioStatus {
+        let statistics = camera.statistics
+        let short = shortVideo.progress
+        return StudioStatus(running: camera.session.isRunning, frameRate: statistics.frameRate, width: statistics.width,
+                            height: statistics.height, deliveredFrames: statistics.deliveredFrames,
+                            droppedFrames: statistics.droppedFrames,
+                            captureFrameIndex: max(0, statistics.deliveredFrames + statistics.droppedFrames - 1),
+                            previewFrames: statistics.previewFrames,
+                            previewDrops: statistics.previewDrops, previewViewers: feed.viewers,
+                            encodeMilliseconds: statistics.encodeMilliseconds, previewFrameIndex: feed.current?.frameIndex,
+                            recording: short.recording, recordedSeconds: short.recordedSeconds, segments: short.segments,
+                            segmentEnds: short.segmentEnds, progress: short.progress,
+                            errors: recentErrors + [statistics.lastError].compactMap { $0 })
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// The camera's controls and feeds through the API of the real binary.
+@Suite struct StudioControlTests {
+    private func state(_ port: Int) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: try RawHTTP.get("/api/state", port: port).body) as? [String: Any])
+    }
+
+    private func control(_ id: String, _ port: Int) throws -> [String: Any] {
+        let controls = try #require(try state(port)["controls"] as? [[String: Any]])
+        return try #require(controls.first { $0["id"] as? String == id })
+    }
+
+    private func set(_ body: String, _ port: Int) throws -> RawHTTP.Response {
+        try RawHTTP.post("/api/control", body: body, port: port)
+    }
+
+    @Test func zoomIsoTorchFlashAndSlowMotionReachTheCamera() throws {
+        let studio = try StudioProcess(arguments: ["--mic", "none"])
+        let port = studio.port
+        #expect(try control("zoom", port)["maximum"] as? Double == 3)
+        #expect(try set(#"{"id": "zoom", "value": 2}"#, port).status == 200)
+        // The ramp gets there within a second at three doublings a second.
+        var zoom = 0.0
+        for _ in 0..<40 where zoom < 1.999 {
+            usleep(50_000)
+            zoom = try control("zoom", port)["value"] as? Double ?? 0
+        }
+        #expect(abs(zoom - 2) < 0.001, "zoom \(zoom)")
+        #expect(try set(#"{"id": "zoom", "value": 7}"#, port).status == 200, "clamped to the slider's 3x")
+        usleep(600_000)
+        #expect(try control("zoom", port)["value"] as? Double == 3)
+
+        #expect(try set(#"{"id": "iso", "value": 800}"#, port).status == 200)
+        #expect(try control("iso", port)["value"] as? Double == 800)
+        let tooHigh = try set(#"{"id": "iso", "value": 99999}"#, port)
+        #expect(tooHigh.status == 400 && String(decoding: tooHigh.body, as: UTF8.self).contains("outside"))
+
+        #expect(try set(#"{"id": "torch", "value": 1}"#, port).status == 200)
+        #expect(try control("torch", port)["value"] as? Double == 1)
+
+        #expect(try set(#"{"id": "flash", "option": "on"}"#, port).status == 200)
+        #expect(try control("flash", port)["option"] as? String == "on")
+        let photo = try RawHTTP.post("/api/photo", body: "{}", port: port)
+        #expect(photo.status == 200)
+        #expect(String(decoding: photo.body, as: UTF8.self).contains(#""flashFired":true"#))
+
+        #expect(try set(#"{"id": "slowMotion", "value": 1}"#, port).status == 200)
+        let slow = try #require(try state(port)["status"] as? [String: Any])
+        #expect(slow["frameRate"] as? Double == 240 && slow["width"] as? Int == 640, "\(slow)")
+        #expect(try set(#"{"id": "slowMotion", "value": 0}"#, port).status == 200)
+        let normal = try #require(try state(port)["status"] as? [String: Any])
+        #expect(normal["frameRate"] as? Double == 30 && normal["width"] as? Int == 1280, "\(normal)")
+
+        let stabilization = try set(#"{"id": "stabilization", "value": 1}"#, port)
+        #expect(stabilization.status == 400 && String(decoding: stabilization.body, as: UTF8.self).contains("no stabilization"))
+        #expect(try control("stabilization", port)["supported"] as? Bool == false)
+    }
+
+    @Test func aFileCameraSwitchesInAndSaysWhatItCannotDo() throws {
+        let clips = try StudioPageTests.makeLibrary()
+        let clip = clips.appendingPathComponent("Clip B.mp4")
+        let studio = try StudioProcess(arguments: ["--camera", "file:\(clip.path)", "--mic", "none"])
+        let port = studio.port
+        let first = try state(port)
+        #expect(first["camera"] as? String == "file:\(clip.path)")
+        #expect((first["cameras"] as? [[String: Any]])?.count == 2)
+        let focus = try control("focus", port)
+        #expect(focus["supported"] as? Bool == false && (focus["reason"] as? String)?.contains("plays a file") == true)
+        #expect(try control("torch", port)["reason"] as? String == "File Clip B.mp4 has no torch")
+        let tap = try RawHTTP.post("/api/focus", body: #"{"x": 0.5, "y": 0.5, "viewWidth": 640, "viewHeight": 360}"#, port: port)
+        #expect(tap.status == 409)
+        // The file's SMPTE bars, then the virtual camera's picture once switched.
+        let before = try RawHTTP.get("/api/preview.jpg", port: port)
+        #expect(before.status == 200 && before.body.starts(with: [0xFF, 0xD8]))
+        #expect(try RawHTTP.post("/api/camera", body: #"{"id": "virtual:camera"}"#, port: port).status == 200)
+        #expect(try state(port)["camera"] as? String == "virtual:camera")
+        #expect(try control("focus", port)["supported"] as? Bool == true)
+    }
+
+    @Test func aViewerThatReadsNothingHoldsUpNeitherTheCameraNorOtherViewers() throws {
+        let studio = try StudioProcess(arguments: ["--mic", "none"])
+        let port = studio.port
+        let request = "GET /api/preview.mjpg HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
+        // Three viewers that never read.
+        let stalled = try (0..<3).map { _ in try RawSocket(port: port) }
+        for socket in stalled { try socket.write(request) }
+        let before = try #require(try state(port)["status"] as? [String: Any])
+        let reader = try RawSocket(port: port)
+        try reader.write(request)
+        let bytes = reader.read(for: 2)
+        let parts = bytes.count(of: Data("--reelframe".utf8))
+        let after = try #require(try state(port)["status"] as? [String: Any])
+        let delivered = (after["deliveredFrames"] as? Int ?? 0) - (before["deliveredFrames"] as? Int ?? 0)
+        print("studio preview with 3 stalled viewers: \(parts) pictures in 2 s to the reading one, camera delivered \(delivered)")
+        #expect(parts >= 15, "the reading viewer got \(parts) pictures in 2 s")
+        #expect(delivered >= 40, "the camera delivered \(delivered) frames in about 2 s")
+        #expect(after["previewViewers"] as? Int == 4)
+        withExtendedLifetime(stalled) {}
+    }
+}
+
+/// A socket to the studio that the test reads, or does not, as it pleases.
+final class RawSocket {
+    let descriptor: Int32
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw RawHTTPError("connect: \(errno)") }
+        // A small receive window, as a slow phone on Wi-Fi has.
+        var small: Int32 = 8192
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    func write(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { throw RawHTTPError("send: \(errno)") }
+    }
+
+    /// Everything that arrives within `seconds`.
+    func read(for seconds: Double) -> Data {
+        var time = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count > 0 { received.append(contentsOf: buffer[0..<count]) }
+        }
+        return received
+    }
+
+    deinit { close(descriptor) }
+}
+
+extension Data {
+    func count(of needle: Data) -> Int {
+        var count = 0
+        var start = startIndex
+        while let found = range(of: needle, in: start..<endIndex) {
+            count += 1
+            start = found.upperBound
+        }
+        return count
+    }
+}
