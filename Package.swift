@@ -57,6 +57,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ReelCaptureTests", dependencies: ["ReelCapture", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),
+        // Bad input, crash safety and full disks, through the built `reel`.
+        .testTarget(name: "ReelReliabilityTests", dependencies: ["reel", "ReelTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
