@@ -14,7 +14,7 @@ DEBIAN_PACKAGES := pkg-config \
 	chromium chromium-driver python3-selenium bc fontconfig fonts-dejavu-core \
 	pulseaudio pulseaudio-utils xvfb x11-utils libimage-exiftool-perl
 
-.PHONY: deps build debug test demo bench clean format
+.PHONY: deps build debug test demo bench clean format fuzz sanitize soak
 
 deps:
 	@scripts/deps.sh $(DEBIAN_PACKAGES)
@@ -38,6 +38,10 @@ demo: deps build
 
 bench: deps build
 	@scripts/bench.sh $(RELEASE_BIN) $(CLIPS)
+
+# libFuzzer over the spec parser, the .cube parser and asset loading; FUZZ_SECONDS each (60).
+fuzz: deps
+	@scripts/fuzz.sh
 
 clean:
 	rm -rf .build
