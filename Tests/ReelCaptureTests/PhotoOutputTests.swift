@@ -24,10 +24,16 @@ import Testing
         return values
     }
 
-    func session(camera id: String = "virtual:camera") throws -> (CaptureSession, PhotoOutput) {
+    func session(camera id: String? = nil) throws -> (CaptureSession, PhotoOutput) {
         let session = CaptureSession()
         session.sessionPreset = .vga640x480
-        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: id)))
+        // A camera of its own, its exposure held, so that only the flash changes the light.
+        let own = CaptureDevice(uniqueID: "virtual:camera", localizedName: "Reel Virtual Camera", deviceType: .camera,
+                                position: .back, formats: CaptureDevice.virtualCameraFormats, source: .virtualCamera,
+                                capabilities: .all)
+        own.exposureMode = .locked
+        let camera = try id.map { (id) throws(ReelError) in try CaptureDevice.device(withUniqueID: id) } ?? own
+        try session.addInput(try CaptureDeviceInput(device: camera))
         let output = PhotoOutput()
         try session.addOutput(output)
         return (session, output)

@@ -24,13 +24,14 @@ import Testing
         return (session, recorder)
     }
 
-    /// Holds the button for `seconds` and returns how long it really was held (sleeps can
-    /// overrun on a busy machine).
+    /// Holds the button for `seconds` and returns how long it really was held. It blocks
+    /// rather than awaits: on a busy machine other suites can hold up the shared pool that
+    /// would wake an awaiting sleep, and a hold must be as long as asked.
     @discardableResult
-    func hold(_ recorder: SegmentedRecorder, seconds: Double) async throws -> Double {
+    func hold(_ recorder: SegmentedRecorder, seconds: Double) throws -> Double {
         try recorder.startSegment()
         let start = Date()
-        try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+        usleep(UInt32(seconds * 1e6))
         let held = Date().timeIntervalSince(start)
         recorder.pauseSegment()
         return held
@@ -49,10 +50,11 @@ import Testing
         }
         session.startRunning()
         defer { session.stopRunning() }
-        let first = try await hold(recorder, seconds: 4)
-        try await Task.sleep(nanoseconds: 300_000_000)
-        let second = try await hold(recorder, seconds: 6)
-        try await Task.sleep(nanoseconds: 300_000_000)
+        usleep(500_000) // the camera warms up, as a preview would
+        let first = try hold(recorder, seconds: 4)
+        usleep(300_000)
+        let second = try hold(recorder, seconds: 6)
+        usleep(300_000)
         // The third hold of 7 s stops by itself at 15 s in all, and the merge follows.
         try recorder.startSegment()
         var seen: [String] = []
@@ -92,15 +94,16 @@ import Testing
         let (session, recorder) = try recorder(limit: MediaTime(value: 5, timescale: 1))
         session.startRunning()
         defer { session.stopRunning() }
-        let first = try await hold(recorder, seconds: 1)
-        try await hold(recorder, seconds: 1.5)
+        usleep(500_000)
+        let first = try hold(recorder, seconds: 1)
+        try hold(recorder, seconds: 1.5)
         let before = recorder.recordedDuration
         let removed = try #require(recorder.removeLastSegment())
         #expect(!FileManager.default.fileExists(atPath: removed.url.path))
         #expect(recorder.recordedDuration == before - removed.duration)
         #expect(abs(recorder.recordedDuration.seconds - first) < 0.2, "held \(first) s")
         #expect(recorder.segments.count == 1)
-        try await hold(recorder, seconds: 0.5)
+        try hold(recorder, seconds: 0.5)
         #expect(try recorder.save() == recorder.outputURL)
         #expect(abs((try FFprobe.probe(recorder.outputURL).duration ?? 0) - recorder.recordedDuration.seconds) < 0.05)
         recorder.reset()

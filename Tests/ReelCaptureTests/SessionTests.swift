@@ -41,6 +41,7 @@ import Testing
         try session.addOutput(movie)
         let finished = AsyncStream<ReelError?>.makeStream()
         session.startRunning()
+        usleep(300_000) // the camera warms up, as a preview would
         try movie.startRecording(to: url) { _, error in
             finished.continuation.yield(error)
             finished.continuation.finish()
@@ -59,14 +60,14 @@ import Testing
         var switchedAt = Date(), startedAt = Date(), stoppedAt = Date()
         let error = try await record(session, to: url) { movie in
             startedAt = Date()
-            try await Task.sleep(nanoseconds: 1_500_000_000)
+            usleep(1_500_000)
             switchedAt = Date()
             session.beginConfiguration()
             session.removeInput(virtual)
             #expect(session.canAddInput(file))
             try session.addInput(file)
             session.commitConfiguration()
-            try await Task.sleep(nanoseconds: 1_500_000_000)
+            usleep(1_500_000)
             stoppedAt = Date()
             movie.stopRecording()
         }
@@ -103,7 +104,7 @@ import Testing
         defer { NotificationCenter.default.removeObserver(observer) }
         let url = directory.appendingPathComponent("vanished.mp4")
         let error = try await record(session, to: url) { _ in
-            try await Task.sleep(nanoseconds: 1_200_000_000)
+            usleep(1_200_000)
             session.beginConfiguration()
             session.removeInput(virtual)
             try session.addInput(broken)
@@ -126,7 +127,7 @@ import Testing
                                                               object: virtual.device, queue: nil) { _ in changed.yield(true) }
         defer { NotificationCenter.default.removeObserver(observer) }
         session.startRunning()
-        try await Task.sleep(nanoseconds: 400_000_000)
+        usleep(400_000)
         virtual.device.videoZoomFactor = 4
         let timeout = Task {
             try await Task.sleep(nanoseconds: 3_000_000_000)

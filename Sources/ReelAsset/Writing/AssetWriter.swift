@@ -154,6 +154,7 @@ public final class AssetWriter: @unchecked Sendable {
             for (index, input) in inputs.enumerated() {
                 try prepare(input, index: index, muxer: muxer, shared: shared, fragmented: fragmented)
             }
+            if fragmented, outputFileType.isISOBaseMedia { shiftForPriming() }
             writeMetadata(muxer)
             lock.withLock { temporaryURL = temporary }
             if !fragmented { InProgressFiles.add(temporary) }
@@ -167,6 +168,20 @@ public final class AssetWriter: @unchecked Sendable {
             lock.withLock { temporaryURL = nil }
             fail(error)
             throw error.about(outputURL.path)
+        }
+    }
+
+    /// A fragmented MP4's moov is written before any packet, so it cannot hold the edit
+    /// list that hides AAC's priming (the encoder's first frame starts before zero), and
+    /// FFmpeg stretches the first sample of any track that does not start at zero (a first
+    /// picture 21 ms long, with everything after it 21 ms late). So the audio alone starts
+    /// at zero, priming included: its sound comes one AAC frame (21 ms at 48 kHz) after its
+    /// picture, well inside a frame and below what anyone hears, and in exchange a file
+    /// killed in its first second is still readable (`delay_moov` would lose it).
+    private func shiftForPriming() {
+        for input in inputs where input.audioSettings?.codec == .aac {
+            guard let pipeline = input.pipeline else { continue }
+            pipeline.timestampShift = Int64(pipeline.encoder.frameSize)
         }
     }
 
@@ -223,11 +238,11 @@ public final class AssetWriter: @unchecked Sendable {
         guard outputFileType.isISOBaseMedia else { return [:] }
         if fragmented {
             let micros = movieFragmentInterval.convertScale(1_000_000).value
-            // delay_moov: the moov waits for the first fragment, so its edit list can start the
-            // video at zero despite the B-frames' delay, as a normal file does. flush_packets:
-            // each fragment reaches the file as the muxer completes it, instead of waiting in
-            // the 32 kB I/O buffer, where a killed process would lose it.
-            return ["movflags": "+frag_keyframe+empty_moov+delay_moov+default_base_moof", "frag_duration": String(micros),
+            // flush_packets: each fragment reaches the file as the muxer completes it, instead
+            // of waiting in the 32 kB I/O buffer, where a killed process would lose it. (The
+            // moov goes first, empty, so that even a file killed in its first second is read;
+            // see `shiftForPriming` for how the streams still start together.)
+            return ["movflags": "+frag_keyframe+empty_moov+default_base_moof", "frag_duration": String(micros),
                     "flush_packets": "1"]
         }
         return shouldOptimizeForNetworkUse ? ["movflags": "+faststart"] : [:]

@@ -15,6 +15,8 @@ final class InputEncoder: @unchecked Sendable {
     let streamIndex: Int
     let mediaType: MediaType
     private let muxer: SharedMuxer
+    /// Added to every packet's timestamps (encoder ticks), set before the first frame.
+    var timestampShift: Int64 = 0
     private let queue: DispatchQueue
     private let slots: DispatchSemaphore
     let capacity: Int
@@ -184,6 +186,7 @@ final class InputEncoder: @unchecked Sendable {
                     packet.setDuration(lastDelta)
                 }
             }
+            if timestampShift != 0 { packet.shift(by: timestampShift) }
             try muxer.write(packet, streamIndex: streamIndex)
         }
     }
