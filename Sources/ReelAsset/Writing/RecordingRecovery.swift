@@ -99,7 +99,9 @@ public enum RecordingRecovery {
             return Report(duration: end, videoFrames: frames, droppedSamples: dropped)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw error.subject == nil ? error.about(destination.path) : error
+            var reported = error
+            if reported.subject == nil || reported.subject == temporary.path { reported.subject = destination.path }
+            throw reported
         }
     }
 }

@@ -119,7 +119,14 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
                 if started { try audio.append(sample) }
             }
         } catch {
-            lock.withLock { if failure == nil { failure = error } }
+            let first = lock.withLock { () -> Bool in
+                if failure == nil { failure = error }
+                defer { stopping = true }
+                return !stopping
+            }
+            // A failed writer (a full disk) takes nothing more: end the recording now, so that
+            // `didFinish` reports the error instead of the recording running on unwritten.
+            if first { DispatchQueue.global().async { [self] in stopRecording() } }
         }
     }
 
