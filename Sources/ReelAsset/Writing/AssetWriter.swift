@@ -165,8 +165,9 @@ public final class AssetWriter: @unchecked Sendable {
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             lock.withLock { temporaryURL = nil }
-            fail(error)
-            throw error.about(outputURL.path)
+            let named = fragmented ? error.about(outputURL.path) : error.renamingSubject(temporary.path, to: outputURL.path)
+            fail(named)
+            throw named
         }
     }
 
@@ -339,7 +340,7 @@ public final class AssetWriter: @unchecked Sendable {
         let fragmented = movieFragmentInterval.isNumeric && movieFragmentInterval > .zero
         var reported = error.about(outputURL.path)
         // The hidden temporary name means nothing to the user; the destination does.
-        if !fragmented, let temporary = inProgressURL, reported.subject == temporary.path { reported.subject = outputURL.path }
+        if !fragmented, let temporary = inProgressURL { reported = error.renamingSubject(temporary.path, to: outputURL.path) }
         if fragmented, let partial = inProgressURL {
             reported.message += reported.subject == partial.path ? "; the recording so far is kept, playable, in that file"
                 : "; the recording so far is kept, playable, in \(partial.path)"

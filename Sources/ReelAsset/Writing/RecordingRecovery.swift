@@ -99,9 +99,7 @@ public enum RecordingRecovery {
             return Report(duration: end, videoFrames: frames, droppedSamples: dropped)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            var reported = error
-            if reported.subject == nil || reported.subject == temporary.path { reported.subject = destination.path }
-            throw reported
+            throw error.renamingSubject(temporary.path, to: destination.path)
         }
     }
 }
