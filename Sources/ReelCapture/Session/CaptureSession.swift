@@ -72,13 +72,22 @@ public final class CaptureSession: @unchecked Sendable {
     private var nextFrame: Int64 = 0
     private var nextSample: Int64 = 0
     private var pool: PixelBufferPool?
+    /// Guards the counters and the filter, which the video queue uses and anyone may read or
+    /// set. Not `lock`: that one stays held between begin- and commitConfiguration.
+    private let stateLock = NSLock()
+    private var counts = (dropped: 0, delivered: 0)
+    private var _videoFilter: FilterChain?
     /// Frames the session rendered late and skipped.
-    public private(set) var droppedFrames = 0
+    public var droppedFrames: Int { stateLock.withLock { counts.dropped } }
     /// Frames delivered since `startRunning()`.
-    public private(set) var deliveredFrames = 0
+    public var deliveredFrames: Int { stateLock.withLock { counts.delivered } }
 
-    /// Applied once to every frame before any output sees it (the seed's live filter).
-    public var videoFilter: FilterChain?
+    /// Applied once to every frame before any output sees it (the seed's live filter). It may
+    /// be replaced while running; the next frame uses the new one.
+    public var videoFilter: FilterChain? {
+        get { stateLock.withLock { _videoFilter } }
+        set { stateLock.withLock { _videoFilter = newValue } }
+    }
 
     public init() {}
 
@@ -203,7 +212,8 @@ public final class CaptureSession: @unchecked Sendable {
         let due = Int64(Double(elapsedNanoseconds()) / 1e9 * rate)
         // Behind by more than a few frames: skip ahead (a camera drops what it cannot deliver).
         if due - nextFrame > 8 {
-            droppedFrames += Int(due - nextFrame - 1)
+            let skipped = Int(due - nextFrame - 1)
+            stateLock.withLock { counts.dropped += skipped }
             nextFrame = due - 1
         }
         while nextFrame <= due {
@@ -230,7 +240,7 @@ public final class CaptureSession: @unchecked Sendable {
         let time = MediaTime(value: index * 90000 / Int64(max(1, rate.rounded())), timescale: 90000)
         let sample = SampleBuffer(pixelBuffer: shown, presentationTime: time,
                                   duration: MediaTime(value: 90000 / Int64(max(1, rate.rounded())), timescale: 90000))
-        deliveredFrames += 1
+        stateLock.withLock { counts.delivered += 1 }
         for output in outputs { output.deliver(sample) }
     }
 
