@@ -43,5 +43,13 @@ bench: deps build
 fuzz: deps
 	@scripts/fuzz.sh
 
+# The test suite under the thread sanitizer and under the address sanitizer (.build/tsan, .build/asan).
+sanitize: deps
+	@scripts/sanitize.sh
+
+# Thirty minutes of recording and a ten-minute export, watching memory; not in make test.
+soak: deps build
+	@scripts/soak.sh $(RELEASE_BIN)
+
 clean:
 	rm -rf .build

@@ -71,7 +71,8 @@ let package = Package(
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),
         // Bad input, crash safety and full disks, through the built `reel`.
         .testTarget(name: "ReelReliabilityTests",
-                    dependencies: ["reel", "ReelTestSupport", "ReelCore", "ReelAsset", "ReelFilters", "ReelComposition"],
+                    dependencies: ["reel", "ReelTestSupport", "ReelCore", "ReelAsset", "ReelFilters", "ReelComposition",
+                                   "ReelCapture"],
                     swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

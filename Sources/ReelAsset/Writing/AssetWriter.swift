@@ -166,8 +166,9 @@ public final class AssetWriter: @unchecked Sendable {
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             lock.withLock { temporaryURL = nil }
-            fail(error)
-            throw error.about(outputURL.path)
+            let named = fragmented ? error.about(outputURL.path) : error.renamingSubject(temporary.path, to: outputURL.path)
+            fail(named)
+            throw named
         }
     }
 
@@ -355,8 +356,11 @@ public final class AssetWriter: @unchecked Sendable {
     func fail(_ error: ReelError) {
         let fragmented = movieFragmentInterval.isNumeric && movieFragmentInterval > .zero
         var reported = error.about(outputURL.path)
+        // The hidden temporary name means nothing to the user; the destination does.
+        if !fragmented, let temporary = inProgressURL { reported = error.renamingSubject(temporary.path, to: outputURL.path) }
         if fragmented, let partial = inProgressURL {
-            reported.message += "; the recording so far is kept, playable, in \(partial.path)"
+            reported.message += reported.subject == partial.path ? "; the recording so far is kept, playable, in that file"
+                : "; the recording so far is kept, playable, in \(partial.path)"
         }
         let first = lock.withLock { () -> Bool in
             let first = _error == nil

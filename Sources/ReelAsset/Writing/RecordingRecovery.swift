@@ -99,7 +99,7 @@ public enum RecordingRecovery {
             return Report(duration: end, videoFrames: frames, droppedSamples: dropped)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw error.subject == nil ? error.about(destination.path) : error
+            throw error.renamingSubject(temporary.path, to: destination.path)
         }
     }
 }

@@ -110,7 +110,7 @@ enum PassthroughExport {
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw error.about(url.path)
+            throw error.renamingSubject(temporary.path, to: url.path)
         }
         return notes
     }

@@ -60,7 +60,7 @@ public enum StretchedCopy {
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw error.about(url.path)
+            throw error.renamingSubject(temporary.path, to: url.path)
         }
     }
 

@@ -58,6 +58,14 @@ public struct ReelError: Error, Sendable, Hashable, CustomStringConvertible {
         return copy
     }
 
+    /// The same error about `replacement` where it was about `subject`: a file written
+    /// under a hidden temporary name is reported by the name the user asked for.
+    public func renamingSubject(_ subject: String, to replacement: String) -> ReelError {
+        var copy = self
+        if copy.subject == nil || copy.subject == subject { copy.subject = replacement }
+        return copy
+    }
+
     /// `subject: message (operation)` on one line.
     public var description: String {
         var line = subject.map { "\($0): " } ?? ""

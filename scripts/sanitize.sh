@@ -1,0 +1,40 @@
+#!/bin/sh
+# make sanitize: the whole test suite under the thread sanitizer, then under the address
+# sanitizer (with LeakSanitizer), each built in its own folder (.build/tsan, .build/asan) so
+# the normal build is untouched. The `reel` the CLI tests run is built the same way. Every
+# report, from the test process or a child, goes to a log file; any report fails the run.
+# SANITIZERS="thread" (or "address") runs one; SANITIZE_FILTER passes --filter to swift test.
+set -eu
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+status=0
+for sanitizer in ${SANITIZERS:-thread address}; do
+    case $sanitizer in
+        thread) scratch=.build/tsan ;;
+        address) scratch=.build/asan ;;
+        *) echo "sanitize: unknown sanitizer $sanitizer" >&2; exit 1 ;;
+    esac
+    reports="$(pwd)/$scratch/reports"
+    rm -rf "$reports"
+    mkdir -p "$reports"
+    echo "sanitize: building with --sanitize=$sanitizer in $scratch"
+    $SWIFT build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | grep -v '^\[' || true
+    started=$(date +%s)
+    set +e
+    SWIFT_BACKTRACE=enable=no REEL_SANITIZER=$sanitizer \
+    TSAN_OPTIONS="log_path=$reports/report:second_deadlock_stack=1" \
+    ASAN_OPTIONS="log_path=$reports/report:detect_leaks=1:detect_stack_use_after_return=0" \
+    LSAN_OPTIONS="suppressions=$(pwd)/scripts/lsan.supp:print_suppressions=0" \
+        $SWIFT test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --parallel --num-workers 2 \
+            ${SANITIZE_FILTER:+--filter "$SANITIZE_FILTER"} > "$scratch/test.log" 2>&1
+    result=$?
+    set -e
+    grep -E '^(✔|✘) Test run|^✘ Test .* recorded an issue' "$scratch/test.log" | cut -c1-300 || true
+    found=$(ls "$reports" | wc -l)
+    echo "sanitize: $sanitizer: tests exit $result after $(( $(date +%s) - started )) s, $found report(s) in $reports"
+    for report in "$reports"/*; do
+        [ -f "$report" ] && { echo "--- $report"; head -40 "$report"; }
+    done
+    if [ "$result" != 0 ] || [ "$found" != 0 ]; then status=1; fi
+done
+exit $status
