@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Which sanitizer the test run is built with, as `make sanitize` says in REEL_SANITIZER
 /// (`thread` or `address`); nil for a plain run.
