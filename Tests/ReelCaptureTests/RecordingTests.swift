@@ -92,7 +92,7 @@ import Testing
         #expect(movie.stopReason == .failed)
         // What was written stays, playable up to its last whole fragment.
         let partial = disk.url.appendingPathComponent("full.partial.mp4")
-        #expect(error.message.contains(partial.path), "\(error)")
+        #expect(error.description.contains(partial.path), "\(error)")
         let frames = try FFprobe.countFrames(partial)
         #expect(frames >= 30, "\(frames) frames kept")
     }
