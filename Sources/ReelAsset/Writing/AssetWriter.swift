@@ -217,7 +217,9 @@ public final class AssetWriter: @unchecked Sendable {
         guard outputFileType.isISOBaseMedia else { return [:] }
         if fragmented {
             let micros = movieFragmentInterval.convertScale(1_000_000).value
-            return ["movflags": "+frag_keyframe+empty_moov+default_base_moof", "frag_duration": String(micros)]
+            // delay_moov: the moov waits for the first fragment, so its edit list can start the
+            // video at zero despite the B-frames' delay, as a normal file does.
+            return ["movflags": "+frag_keyframe+empty_moov+delay_moov+default_base_moof", "frag_duration": String(micros)]
         }
         return shouldOptimizeForNetworkUse ? ["movflags": "+faststart"] : [:]
     }

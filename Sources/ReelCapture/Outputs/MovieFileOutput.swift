@@ -51,11 +51,14 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     /// Serialises audio appends with the flush of ``earlyAudio``.
     private let audioOrder = NSLock()
     private var writer: AssetWriter?
+    /// The writer being finished, which still takes the last audio.
+    private var finishing: AssetWriter?
     private var video: AssetWriterInput?
     private var audio: AssetWriterInput?
     private var firstTime: MediaTime = .invalid
     private var endTime: MediaTime = .invalid
     private var lastTime: MediaTime = .zero
+    private var audioEnd: MediaTime = .invalid
     private var handlers: RecordingHandlers?
     private var url: URL?
     private var failure: ReelError?
@@ -120,6 +123,7 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
             firstTime = .invalid
             endTime = .invalid
             lastTime = .zero
+            audioEnd = .invalid
             earlyAudio = []
             frames = 0
             failure = nil
@@ -135,24 +139,41 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         let (writer, handlers, url, failure) = lock.withLock {
             () -> (AssetWriter?, RecordingHandlers?, URL?, ReelError?) in
             defer {
+                finishing = self.writer
                 self.writer = nil
-                video = nil
-                audio = nil
             }
             if self.writer != nil { _stopReason = self.failure == nil ? reason : .failed }
             return (self.writer, self.handlers, self.url, self.failure ?? error)
         }
         guard let writer, let url else { return }
-        if endTimeIsSet { writer.endSession(atSourceTime: lock.withLock { endTime }) }
+        // The sound ends with the last picture: wait (briefly) for the audio of that
+        // moment, which comes in 21 ms buffers, then cut both there.
+        let (end, hasAudio) = lock.withLock { (lastTime, audio != nil) }
+        if hasAudio, firstTimeIsSet {
+            let deadline = DispatchTime.now() + .milliseconds(150)
+            while lock.withLock({ !audioEnd.isNumeric || audioEnd < end }), DispatchTime.now() < deadline {
+                usleep(5000)
+            }
+        }
+        lock.withLock {
+            video = nil
+            audio = nil
+            finishing = nil
+        }
+        if firstTimeIsSet { writer.endSession(atSourceTime: end) }
         var outcome = failure
         do throws(ReelError) { try writer.finishSynchronously() } catch { outcome = outcome ?? error }
         handlers?.didFinish(url, outcome)
     }
 
-    private var endTimeIsSet: Bool { lock.withLock { endTime.isNumeric } }
+    private var firstTimeIsSet: Bool { lock.withLock { firstTime.isNumeric } }
 
     override func deliver(_ sample: SampleBuffer) {
-        let (writer, video, audio) = lock.withLock { (self.writer, self.video, self.audio) }
+        // While finishing, only the audio that catches up with the last picture is taken.
+        let (writer, video, audio) = lock.withLock { () -> (AssetWriter?, AssetWriterInput?, AssetWriterInput?) in
+            if self.writer == nil, sample.mediaType == .video { return (nil, nil, nil) }
+            return (self.writer ?? finishing, self.video, self.audio)
+        }
         guard let writer else { return }
         do throws(ReelError) {
             if sample.mediaType == .video {
@@ -168,7 +189,10 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
                     if earlyAudio.count > 100 { earlyAudio.removeFirst() }
                     return (false, endTime)
                 }
-                if started, !end.isNumeric || sample.presentationTime < end { try audio.append(sample) }
+                if started, !end.isNumeric || sample.presentationTime < end {
+                    try audio.append(sample)
+                    lock.withLock { audioEnd = sample.timeRange.end }
+                }
             }
         } catch {
             let first = lock.withLock { () -> Bool in

@@ -74,7 +74,8 @@ public enum SegmentMerge {
                 }
                 if let lane {
                     let first = Self.sampleIndex(start), last = Self.sampleIndex(end)
-                    let samples = try audio(of: part.asset, track: part.audio, count: Int(last - first), channels: channels,
+                    let samples = try audio(of: part.asset, track: part.audio, from: part.video.timeRange.start,
+                                            count: Int(last - first), channels: channels,
                                             fadeIn: index > 0, fadeOut: index < parts.count - 1)
                     try lane.append(try AudioBuffer.float(channels: samples, sampleRate: 48000))
                 }
@@ -93,9 +94,9 @@ public enum SegmentMerge {
     /// rounding from adding up.
     private static func sampleIndex(_ time: MediaTime) -> Int64 { Int64((time.seconds * 48000).rounded()) }
 
-    /// `count` samples of the track from its start (silence where it has none), placed by
-    /// their timestamps, with the join fades.
-    private static func audio(of asset: Asset, track: AssetTrack?, count: Int, channels: Int, fadeIn: Bool,
+    /// `count` samples of the track from `origin` (the first picture's time; silence where
+    /// it has none), placed by their timestamps, with the join fades.
+    private static func audio(of asset: Asset, track: AssetTrack?, from origin: MediaTime, count: Int, channels: Int, fadeIn: Bool,
                               fadeOut: Bool) throws(ReelError) -> [[Float]] {
         var planes = [[Float]](repeating: [Float](repeating: 0, count: count), count: channels)
         if let track {
@@ -105,7 +106,7 @@ public enum SegmentMerge {
             try reader.add(output)
             try reader.startReading()
             while let sample = try output.copyNextSampleBuffer(), let buffer = sample.audioBuffer {
-                let offset = Int(((sample.presentationTime - track.timeRange.start).seconds * 48000).rounded())
+                let offset = Int(((sample.presentationTime - origin).seconds * 48000).rounded())
                 for channel in 0..<channels {
                     let values = buffer.floatSamples(channel: min(channel, buffer.format.channelCount - 1))
                     for (i, value) in values.enumerated() where offset + i >= 0 && offset + i < count {
