@@ -141,7 +141,7 @@ import Testing
         let folder = StudioBrowser.artifacts
         let result = try StudioBrowser.run("screens", [studio.base, folder.path])
         let shots = try #require(result["screenshots"] as? [String])
-        #expect(shots.count == 6)
+        #expect(shots.count == 12)
         for shot in shots {
             let data = try Data(contentsOf: URL(fileURLWithPath: shot))
             #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]) && data.count > 20_000, "\(shot)")

@@ -285,6 +285,8 @@ def screens(driver, base, folder):
                 # A composition under way to look at: every clip in the order.
                 driver.execute_script("for (const b of document.querySelectorAll('#clip-list button.add')) b.click();")
             time.sleep(0.6)
+            if page == "camera":
+                camera_states(driver, folder, label, written)
             path = folder / f"{page}-{label}.png"
             if mobile:
                 # The whole page, as a phone would scroll through it.
@@ -296,6 +298,35 @@ def screens(driver, base, folder):
                 size(driver, width, height, True)
             written.append(str(path))
     return {"screenshots": written}
+
+
+def camera_states(driver, folder, label, written):
+    """The camera page while recording, and its photo and review dialogs."""
+    button = driver.find_element(By.ID, "record")
+    ActionChains(driver).click_and_hold(button).perform()
+    time.sleep(1.2)
+    path = folder / f"camera-recording-{label}.png"
+    driver.save_screenshot(str(path))
+    written.append(str(path))
+    ActionChains(driver).release(button).perform()
+    wait(driver, "return !document.getElementById('save').disabled", timeout=5)
+    driver.find_element(By.ID, "save").click()
+    wait(driver, "const v = document.getElementById('video-result');"
+                 "return document.getElementById('video-dialog').open && v.readyState >= 3", timeout=30)
+    time.sleep(0.5)
+    path = folder / f"camera-review-{label}.png"
+    driver.save_screenshot(str(path))
+    written.append(str(path))
+    driver.execute_script("document.getElementById('video-dialog').close()")
+    driver.find_element(By.ID, "photo").click()
+    wait(driver, "const i = document.getElementById('photo-result');"
+                 "return document.getElementById('photo-dialog').open && i.complete && i.naturalWidth > 0", timeout=10)
+    time.sleep(0.4)
+    path = folder / f"camera-photo-{label}.png"
+    driver.save_screenshot(str(path))
+    written.append(str(path))
+    driver.execute_script("document.getElementById('photo-dialog').close()")
+    time.sleep(0.3)
 
 
 def token(driver, base):
