@@ -69,7 +69,9 @@ extension StudioServer {
             }
         case ("POST", "photo"):
             do throws(ReelError) {
-                return StudioResponse.json(try photos.take())
+                let taken = try photos.take()
+                events.publish("library", ["added": taken.item.name])
+                return StudioResponse.json(taken)
             } catch {
                 report("the photo failed: \(StudioResponse.words(error))")
                 return StudioResponse.error(error, status: 500)
@@ -97,6 +99,7 @@ extension StudioServer {
         case ("POST", "segments/save"):
             do throws(ReelError) {
                 let item = try shortVideo.save()
+                events.publish("library", ["added": item.name])
                 return StudioResponse.json(Saved(item: item, status: status()))
             } catch {
                 return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 500)
@@ -142,6 +145,7 @@ extension StudioServer {
     private func delete(_ name: String) -> HTTPResponse {
         do throws(ReelError) {
             try library.delete(named: name)
+            events.publish("library", ["deleted": name])
             return StudioResponse.json(library.items())
         } catch {
             return StudioResponse.error(error, status: error.code == .fileNotFound ? 404 : 500)
