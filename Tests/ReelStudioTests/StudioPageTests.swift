@@ -72,7 +72,8 @@ import Testing
         let deleted = try StudioBrowser.run("delete", [studio.base, names[0]])
         #expect(deleted["asked"] as? String == names[0])
         #expect(deleted["summary"] as? String == "0 photos and 0 videos", "\(deleted)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: studio.library.path).filter { $0.hasSuffix(".jpg") }.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: studio.library.appendingPathComponent(names[0]).path))
+        #expect(deleted["appearedLive"] as? Bool == true, "a new photo shows in the open gallery: \(deleted)")
     }
 
     @Test func threeHoldsThenSaveGiveOneMergedFileThatPlays() throws {

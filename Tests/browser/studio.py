@@ -182,7 +182,10 @@ def delete(driver, base, name):
     driver.find_element(By.ID, "confirm-delete").click()
     left = wait(driver, "return [...document.querySelectorAll('article.item')].every(a => a.dataset.name !== arguments[0]) ?"
                         " document.getElementById('gallery-summary').textContent : null".replace("arguments[0]", json.dumps(name)))
-    return {"asked": asked, "summary": left}
+    # A photo taken elsewhere (here, a request from the page's own script) appears without a reload.
+    driver.execute_script("window.reelMarker = 1; fetch('/api/photo', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{}'})")
+    live = wait(driver, "return window.reelMarker === 1 && document.querySelectorAll('article.item[data-kind=photo]').length === 1")
+    return {"asked": asked, "summary": left, "appearedLive": bool(live)}
 
 
 def record(driver, base, holds):
