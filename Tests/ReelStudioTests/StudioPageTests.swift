@@ -31,7 +31,7 @@ import Testing
         // asserted are loose: the machine is shared, and a benchmark is not a test).
         #expect(b > a && b - a <= 90, "counters \(a) then \(b)")
         let distinct = try #require(result["distinctFramesIn2s"] as? Int)
-        #expect(distinct >= 10, "the page saw \(distinct) different frames in 2 s")
+        #expect(distinct >= 5, "the page saw \(distinct) different frames in 2 s")
         let latency = try #require(result["latencyMedian"] as? Double)
         #expect(latency > -0.1 && latency < 1, "the page shows frames \(latency) s behind the capture")
         print("studio preview: \(distinct) distinct frames in 2 s in the page, median latency \(Int(latency * 1000)) ms")
