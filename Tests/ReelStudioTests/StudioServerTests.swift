@@ -72,7 +72,9 @@ import Testing
         let port = studio.port
         let cases: [(String, String, Int, String)] = [
             ("/api/filter", #"{"id": "NoSuchLook"}"#, 400, "NoSuchLook: no such filter"),
-            ("/api/filter", "not json", 400, "the body must be JSON"),
+            ("/api/filter", "not json", 400, "the body is not JSON"),
+            ("/api/filter", #"{"name": "PhotoEffectMono"}"#, 400, "the body has no 'id'"),
+            ("/api/compose", #"{"clips": [1, 2]}"#, 400, "the body's 'clips[0]' has the wrong type"),
             ("/api/camera", #"{"id": "v4l2:/dev/video9"}"#, 400, "no such camera"),
             ("/api/preset", #"{"id": "8k"}"#, 400, "cannot do this preset"),
             ("/api/compose", #"{"clips": []}"#, 400, "choose at least one clip"),
