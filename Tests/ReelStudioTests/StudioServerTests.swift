@@ -57,6 +57,30 @@ import Testing
         #expect(String(decoding: again.body, as: UTF8.self).contains("the library has no such item"))
     }
 
+    @Test func withoutLibraryPhotosAndVideosGoToTheXDGFolders() throws {
+        let home = try Paths.temporaryDirectory("reel-studio-home")
+        let config = home.appendingPathComponent(".config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try Data(#"XDG_PICTURES_DIR="$HOME/Bilder""#.utf8).write(to: config.appendingPathComponent("user-dirs.dirs"))
+        let studio = try StudioProcess(arguments: ["--mic", "none"], useXDG: true,
+                                       environment: ["HOME": home.path, "XDG_CONFIG_HOME": "", "XDG_PICTURES_DIR": "",
+                                                     "XDG_VIDEOS_DIR": ""])
+        let photos = home.appendingPathComponent("Bilder/Reel"), videos = home.appendingPathComponent("Videos/Reel")
+        #expect(studio.standardOutput.contains("library: photos in \(photos.path), videos in \(videos.path)"),
+                "\(studio.standardOutput)")
+        #expect(try RawHTTP.post("/api/photo", body: "{}", port: studio.port).status == 200)
+        #expect(try RawHTTP.post("/api/segments/start", body: "{}", port: studio.port).status == 200)
+        usleep(400_000)
+        #expect(try RawHTTP.post("/api/segments/pause", body: "{}", port: studio.port).status == 200)
+        #expect(try RawHTTP.post("/api/segments/save", body: "{}", port: studio.port).status == 200)
+        let photoNames = try FileManager.default.contentsOfDirectory(atPath: photos.path).filter { !$0.hasPrefix(".") }
+        let videoNames = try FileManager.default.contentsOfDirectory(atPath: videos.path).filter { !$0.hasPrefix(".") }
+        #expect(photoNames.count == 1 && photoNames[0].hasSuffix(".jpg"), "\(photoNames)")
+        #expect(videoNames.count == 1 && videoNames[0].hasSuffix(".mp4"), "\(videoNames)")
+        let listed = String(decoding: try RawHTTP.get("/api/library", port: studio.port).body, as: UTF8.self)
+        #expect(listed.contains(#""kind":"photo""#) && listed.contains(#""kind":"video""#))
+    }
+
     @Test func eventsCarryTheStatus() throws {
         let studio = try StudioProcess()
         let socket = try RawHTTP.send(["GET /api/events HTTP/1.1", "Host: 127.0.0.1:\(studio.port)"].joined(separator: "\r\n")
