@@ -14,7 +14,7 @@ DEBIAN_PACKAGES := pkg-config \
 	chromium chromium-driver python3-selenium bc fontconfig fonts-dejavu-core \
 	pulseaudio pulseaudio-utils xvfb x11-utils libimage-exiftool-perl
 
-.PHONY: deps build debug test demo bench clean format
+.PHONY: deps build debug test demo bench clean format fuzz sanitize soak
 
 deps:
 	@scripts/deps.sh $(DEBIAN_PACKAGES)
@@ -25,15 +25,23 @@ build: deps
 debug:
 	$(SWIFT) build
 
+# The real-time recording tests need the optimised binary and the CPU to themselves, so
+# they run alone after the rest.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel --num-workers 2
+	$(SWIFT) build -c release --product reel
+	$(SWIFT) test --skip-build --parallel --num-workers 2 --skip RealTimeRecordingTests
+	$(SWIFT) test --skip-build --filter RealTimeRecordingTests
 
 demo: deps build
 	@scripts/demo.sh $(RELEASE_BIN) $(CLIPS)
 
 bench: deps build
 	@scripts/bench.sh $(RELEASE_BIN) $(CLIPS)
+
+# libFuzzer over the spec parser, the .cube parser and asset loading; FUZZ_SECONDS each (60).
+fuzz: deps
+	@scripts/fuzz.sh
 
 clean:
 	rm -rf .build

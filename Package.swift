@@ -69,6 +69,24 @@ let package = Package(
         .testTarget(name: "ReelStudioTests", dependencies: ["ReelStudio", "ReelHTTP", "CMicroHTTPD", "CMicroHTTPDShims",
                                                             "reel", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),
+        // Bad input, crash safety and full disks, through the built `reel`.
+        .testTarget(name: "ReelReliabilityTests",
+                    dependencies: ["reel", "ReelTestSupport", "ReelCore", "ReelAsset", "ReelFilters", "ReelComposition"],
+                    swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Fuzz/), added only when REEL_FUZZ is set: they link only with
+// -sanitize=fuzzer, which supplies their main. `make fuzz` builds and runs them.
+if Context.environment["REEL_FUZZ"] != nil {
+    let fuzz = strict + [.unsafeFlags(["-parse-as-library"])] // no main of their own: libFuzzer's runs
+    package.targets += [
+        .executableTarget(name: "FuzzCubeLUT", dependencies: ["ReelCore", "ReelFilters"], path: "Fuzz/FuzzCubeLUT",
+                          swiftSettings: fuzz),
+        .executableTarget(name: "FuzzCompositionSpec", dependencies: ["ReelCore", "ReelComposition"],
+                          path: "Fuzz/FuzzCompositionSpec", swiftSettings: fuzz),
+        .executableTarget(name: "FuzzAsset", dependencies: ["ReelCore", "ReelAsset"], path: "Fuzz/FuzzAsset",
+                          swiftSettings: fuzz),
+    ]
+}

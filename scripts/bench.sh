@@ -83,3 +83,16 @@ if [[ -f "$shared_bench/ffmpeg-speed.sh" ]]; then
     report "speed $mode ($rate) of 01_nebula" "$r" "ffmpeg" "$f"
   done
 fi
+
+# Capture: the virtual camera with a live filter, recorded to H.264 in real time, 10 s at
+# each size. Reel reports its pipeline's time per frame, its drops and its CPU; the
+# reference is ffmpeg encoding a test pattern of the same size at the same pace (-re) with
+# the same encoder settings as a recording (libx264 veryfast).
+for size in 1280x720 1920x1080; do
+  stats=$("$reel" record --preset "$size" --fps 30 --filter PhotoEffectChrome --max-duration 10 -o "$work/rec-$size.mp4" --stats 2>/dev/null)
+  reel_cpu=$(echo "$stats" | sed 's/.*"cpuSeconds": \([0-9.]*\).*/\1/')
+  ff_cpu=$( { /usr/bin/time -f "%U %S" ffmpeg -nostdin -y -v error -re -f lavfi -i "testsrc2=s=$size:r=30" -t 10 \
+              -c:v libx264 -preset veryfast -pix_fmt yuv420p "$work/ffrec-$size.mp4" ; } 2>&1 | awk '{print $1 + $2}')
+  echo "capture $size@30 with a filter: $stats"
+  report "capture $size@30 CPU for 10 s" "$reel_cpu" "ffmpeg" "$ff_cpu"
+done

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// One HTTP request as the server received it: the method, the path (percent-decoded
 /// by libmicrohttpd), the query, headers and cookies, the body and who sent it.

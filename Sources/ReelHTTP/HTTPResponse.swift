@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// What the server sends back: a status, headers and a body that is either bytes at
 /// once or a stream produced while the client reads (MJPEG, server-sent events).

@@ -1,5 +1,5 @@
 import CMicroHTTPDShims
-public import Foundation
+package import Foundation
 
 /// One step of a streamed body.
 package enum HTTPStreamChunk: Sendable {

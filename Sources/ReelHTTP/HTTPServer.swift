@@ -1,7 +1,7 @@
 import CMicroHTTPD
 import CMicroHTTPDShims
 import Foundation
-public import ReelCore
+package import ReelCore
 
 /// An HTTP/1.1 server on libmicrohttpd, one thread per connection, that hands each
 /// complete request to a Swift handler and sends back its ``HTTPResponse``.

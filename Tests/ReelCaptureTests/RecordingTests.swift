@@ -60,4 +60,38 @@ import Testing
         #expect(checks.countersAreConsecutive, "counters not consecutive: \(checks.counterBreaks)")
         _ = checks.expectSync(frameDuration: 1.0 / 30)
     }
+
+    @Test(.enabled(if: SmallDisk.canMount, "needs root to mount a small tmpfs"))
+    func aFullDiskStopsTheRecordingAndKeepsWhatWasWritten() async throws {
+        let disk = try SmallDisk(kilobytes: 600)
+        let session = CaptureSession()
+        let camera = try CaptureDevice.device(withUniqueID: "virtual:camera")
+        try session.addInput(try CaptureDeviceInput(device: camera))
+        session.sessionPreset = .vga640x480
+        let movie = MovieFileOutput()
+        try session.addOutput(movie)
+        let url = disk.url.appendingPathComponent("full.mp4")
+        let finished = AsyncStream<ReelError?>.makeStream()
+        session.startRunning()
+        try movie.startRecording(to: url) { _, error in
+            finished.continuation.yield(error)
+            finished.continuation.finish()
+        }
+        let timeout = Task {
+            try await Task.sleep(nanoseconds: 30_000_000_000)
+            movie.stopRecording()
+        }
+        var outcome: ReelError?
+        for await error in finished.stream { outcome = error }
+        timeout.cancel()
+        session.stopRunning()
+        let error = try #require(outcome, "a 600 kB disk should fill up")
+        #expect(error.code == .diskFull, "\(error)")
+        #expect(movie.stopReason == .failed)
+        // What was written stays, playable up to its last whole fragment.
+        let partial = disk.url.appendingPathComponent("full.partial.mp4")
+        #expect(error.message.contains(partial.path), "\(error)")
+        let frames = try FFprobe.countFrames(partial)
+        #expect(frames >= 30, "\(frames) frames kept")
+    }
 }

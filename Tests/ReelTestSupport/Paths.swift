@@ -32,6 +32,16 @@ public enum Paths {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[candidates.count - 1]
     }
 
+    /// The optimised `reel` that `make test` builds for the real-time tests (a debug build's
+    /// pixel loops are too slow to keep up with a camera), if it is there.
+    public static var releaseReelBinary: URL? {
+        let url = packageRoot.appendingPathComponent(".build/release/reel")
+        return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil
+    }
+
+    /// The reason printed when a real-time test is skipped.
+    public static let releaseBinaryMissing = "needs .build/release/reel (make test builds it)"
+
     /// A fresh empty directory under the system temporary directory.
     public static func temporaryDirectory(_ label: String = "reel-test") throws -> URL {
         let url = FileManager.default.temporaryDirectory

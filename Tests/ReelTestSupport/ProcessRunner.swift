@@ -66,6 +66,33 @@ public enum ProcessRunner {
         try run(Paths.reelBinary.path, arguments, timeout: timeout)
     }
 
+    /// Runs `jobs` (executable and arguments), at most `width` at a time, each with its own
+    /// time limit; the results come back in the order of `jobs`.
+    public static func runConcurrently(_ jobs: [(String, [String])], width: Int = 3,
+                                       timeout: TimeInterval = 120) -> [Result<ProcessResult, any Error>] {
+        final class Slots: @unchecked Sendable {
+            var results: [Result<ProcessResult, any Error>?]
+            let lock = NSLock()
+            init(_ count: Int) { results = Array(repeating: nil, count: count) }
+        }
+        let slots = Slots(jobs.count)
+        let gate = DispatchSemaphore(value: max(1, width))
+        let group = DispatchGroup()
+        for (index, job) in jobs.enumerated() {
+            gate.wait()
+            group.enter()
+            // A thread of its own per job: the waiting blocks, and the shared pools are small.
+            Thread.detachNewThread {
+                let result = Result { try run(job.0, job.1, timeout: timeout) }
+                slots.lock.withLock { slots.results[index] = result }
+                gate.signal()
+                group.leave()
+            }
+        }
+        group.wait()
+        return slots.results.map { $0 ?? .failure(TestFailure("job did not run")) }
+    }
+
     /// Runs the ffmpeg CLI quietly, failing the caller when it fails.
     public static func ffmpeg(_ arguments: [String]) throws {
         let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-y"] + arguments)

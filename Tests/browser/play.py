@@ -2,8 +2,10 @@
 """Plays a media file in headless Chromium and prints what the <video> element saw.
 
 Usage: play.py FILE [SECONDS]
-Prints one JSON object: readyState, videoWidth, videoHeight, duration, the
-currentTime before and after playing, and any media error code.
+       play.py --many SECONDS FILE...
+Prints one JSON object per file (one line each, in order): readyState, videoWidth,
+videoHeight, duration, the currentTime before and after playing, and any media
+error code. --many plays the files one after another in one browser.
 Runs Debian's chromium through chromedriver at /usr/bin/chromedriver, so
 nothing is downloaded.
 """
@@ -17,11 +19,37 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 
-def main():
-    media = pathlib.Path(sys.argv[1]).resolve()
-    wait = float(sys.argv[2]) if len(sys.argv) > 2 else 1.5
+def play(driver, media, wait):
     page = pathlib.Path(tempfile.mkdtemp()) / "play.html"
     page.write_text(f'<!doctype html><video id="v" muted playsinline src="{media.as_uri()}"></video>')
+    driver.get(page.as_uri())
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        state = driver.execute_script("return document.getElementById('v').readyState")
+        error = driver.execute_script("var e = document.getElementById('v').error; return e ? e.code : null")
+        if state >= 4 or error:
+            break
+        time.sleep(0.1)
+    before = driver.execute_script("return document.getElementById('v').currentTime")
+    driver.execute_script("document.getElementById('v').play()")
+    time.sleep(wait)
+    result = driver.execute_script("""
+        var v = document.getElementById('v');
+        return {readyState: v.readyState, videoWidth: v.videoWidth, videoHeight: v.videoHeight,
+                duration: v.duration, currentTime: v.currentTime, error: v.error ? v.error.code : null};
+    """)
+    result["before"] = before
+    result["file"] = str(media)
+    return result
+
+
+def main():
+    if sys.argv[1] == "--many":
+        wait = float(sys.argv[2])
+        files = [pathlib.Path(name).resolve() for name in sys.argv[3:]]
+    else:
+        wait = float(sys.argv[2]) if len(sys.argv) > 2 else 1.5
+        files = [pathlib.Path(sys.argv[1]).resolve()]
     options = webdriver.ChromeOptions()
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--autoplay-policy=no-user-gesture-required", "--allow-file-access-from-files"):
@@ -30,25 +58,8 @@ def main():
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
         driver.set_page_load_timeout(30)
-        driver.get(page.as_uri())
-        deadline = time.time() + 15
-        state = 0
-        while time.time() < deadline:
-            state = driver.execute_script("return document.getElementById('v').readyState")
-            error = driver.execute_script("var e = document.getElementById('v').error; return e ? e.code : null")
-            if state >= 4 or error:
-                break
-            time.sleep(0.1)
-        before = driver.execute_script("return document.getElementById('v').currentTime")
-        driver.execute_script("document.getElementById('v').play()")
-        time.sleep(wait)
-        result = driver.execute_script("""
-            var v = document.getElementById('v');
-            return {readyState: v.readyState, videoWidth: v.videoWidth, videoHeight: v.videoHeight,
-                    duration: v.duration, currentTime: v.currentTime, error: v.error ? v.error.code : null};
-        """)
-        result["before"] = before
-        print(json.dumps(result))
+        for media in files:
+            print(json.dumps(play(driver, media, wait)), flush=True)
     finally:
         driver.quit()
 

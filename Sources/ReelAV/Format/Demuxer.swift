@@ -97,12 +97,21 @@ package final class Demuxer {
 
     /// Seeks so that the next packets of `streamIndex` start at the last keyframe at or
     /// before `time`. `avformat_seek_file` with a maximum timestamp of `time`.
-    package func seek(streamIndex: Int, to time: MediaTime) throws(ReelError) {
+    /// - Returns: false when the stream has no keyframe to start from at all (a track that
+    ///   lists no samples): there is nothing to read there.
+    @discardableResult
+    package func seek(streamIndex: Int, to time: MediaTime) throws(ReelError) -> Bool {
         let stream = streams[streamIndex]
         let target = stream.timeBase.timestamp(time, method: .roundTowardNegativeInfinity)
-        guard target != FFmpeg.noTimestamp else { return }
-        try FFmpeg.check(avformat_seek_file(context, Int32(streamIndex), Int64.min, target, target, 0),
-                         "avformat_seek_file", subject: path)
+        guard target != FFmpeg.noTimestamp else { return true }
+        let result = avformat_seek_file(context, Int32(streamIndex), Int64.min, target, target, 0)
+        // -1 (EPERM) is FFmpeg's generic search finding no keyframe anywhere.
+        if result == FFmpeg.code(errno: EPERM), let av = context.pointee.streams[streamIndex],
+           avformat_index_get_entries_count(av) == 0 {
+            return false
+        }
+        try FFmpeg.check(result, "avformat_seek_file", subject: path)
+        return true
     }
 
     /// Tells the demuxer to skip the packets of streams no one reads.

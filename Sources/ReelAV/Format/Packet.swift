@@ -24,6 +24,8 @@ package final class Packet {
     package var durationTicks: Int64 { pointer.pointee.duration }
     package var size: Int { Int(pointer.pointee.size) }
     package var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    /// Whether the demuxer marks the payload as damaged or cut short (`AV_PKT_FLAG_CORRUPT`).
+    package var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
     /// Byte offset in the file, or -1.
     package var position: Int64 { pointer.pointee.pos }
 

@@ -44,6 +44,16 @@ public final class Asset: Sendable {
         if demuxer.streams.isEmpty {
             throw ReelError(.invalidData, "holds no audio, video or other streams", subject: path)
         }
+        // FFmpeg turns a zero timescale (mdhd) into one tick a second, which cannot time
+        // frames or audio packets: the timestamps that result are nonsense.
+        for stream in demuxer.streams where stream.mediaType == .video || stream.mediaType == .audio {
+            let base = stream.timeBase
+            guard base.isPositive, base.numerator < base.denominator else {
+                throw ReelError(.invalidData,
+                                "track \(stream.index + 1) (\(stream.mediaType)) has a time base of \(base.numerator)/\(base.denominator) s, too coarse to time its samples: its header's timescale is zero or damaged",
+                                subject: path)
+            }
+        }
         let containerDuration = demuxer.duration
         var tracks: [AssetTrack] = []
         var usedIDs = Set<Int>()
@@ -55,12 +65,22 @@ public final class Asset: Sendable {
             tracks.append(AssetTrack(stream: stream, trackID: trackID, containerDuration: containerDuration, url: url))
         }
         self.url = url
-        self.tracks = tracks
+        let tracksEnd = tracks.map(\.timeRange.end).filter(\.isNumeric).max()
         if containerDuration.isNumeric {
-            duration = containerDuration
+            // A header claiming more than a second beyond every track's end is damaged (an
+            // mvhd duration of -1 reads as 50 days); the tracks' own lengths are the truth.
+            if let tracksEnd, containerDuration > tracksEnd + MediaTime(value: 1, timescale: 1) {
+                duration = tracksEnd
+            } else {
+                duration = containerDuration
+            }
         } else {
-            duration = tracks.map(\.timeRange.end).filter(\.isNumeric).max() ?? .invalid
+            duration = tracksEnd ?? .invalid
         }
+        if duration != containerDuration {
+            for index in tracks.indices { tracks[index].assetDuration = duration }
+        }
+        self.tracks = tracks
         metadata = AssetMetadata(tags: demuxer.metadata)
         formatName = demuxer.formatName
         fileSize = demuxer.fileSize

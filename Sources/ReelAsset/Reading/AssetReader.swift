@@ -71,8 +71,9 @@ public final class AssetReader {
             for stream in demuxer.streams where lanes[stream.index] == nil {
                 demuxer.setDiscarded(true, streamIndex: stream.index)
             }
-            if timeRange.start > .zero, let first = outputs.first {
-                try demuxer.seek(streamIndex: first.track.streamIndex, to: timeRange.start)
+            if timeRange.start > .zero, let first = outputs.first,
+               !(try demuxer.seek(streamIndex: first.track.streamIndex, to: timeRange.start)) {
+                demuxerAtEnd = true // no frame to start from: every output ends at once
             }
             status = .reading
         } catch {

@@ -182,6 +182,12 @@ public final class AssetWriter: @unchecked Sendable {
                 let rate = video.expectedFrameRate ?? 30
                 configuration.keyFrameInterval = max(1, Int((rate * movieFragmentInterval.seconds).rounded()))
             }
+            if fragmented, input.expectsMediaDataInRealTime, video.codec == .h264 || video.codec == .hevc {
+                // No lookahead or B-frames: a live frame reaches its fragment, and the disk,
+                // a frame after it arrives instead of half a second later, so a crash loses
+                // no more than the fragment being filled.
+                configuration.options["tune"] = "zerolatency"
+            }
             encoder = try Encoder(video: configuration)
             if video.codec == .hevc, outputFileType.isISOBaseMedia { tag = "hvc1" }
         } else if let audio = input.audioSettings {
@@ -218,8 +224,11 @@ public final class AssetWriter: @unchecked Sendable {
         if fragmented {
             let micros = movieFragmentInterval.convertScale(1_000_000).value
             // delay_moov: the moov waits for the first fragment, so its edit list can start the
-            // video at zero despite the B-frames' delay, as a normal file does.
-            return ["movflags": "+frag_keyframe+empty_moov+delay_moov+default_base_moof", "frag_duration": String(micros)]
+            // video at zero despite the B-frames' delay, as a normal file does. flush_packets:
+            // each fragment reaches the file as the muxer completes it, instead of waiting in
+            // the 32 kB I/O buffer, where a killed process would lose it.
+            return ["movflags": "+frag_keyframe+empty_moov+delay_moov+default_base_moof", "frag_duration": String(micros),
+                    "flush_packets": "1"]
         }
         return shouldOptimizeForNetworkUse ? ["movflags": "+faststart"] : [:]
     }

@@ -20,6 +20,7 @@ struct RecordCommand: Command {
             .value("fps", "N", help: "Frames per second (default 30)."),
             .value("filter", short: "f", "CHAIN", help: "A live filter chain ('reel filters' lists them)."),
             .value("max-duration", "S", help: "Stop after S seconds (default: until Ctrl-C)."),
+            .flag("stats", help: "Print the pipeline's time per frame, the drops and the CPU used, as JSON."),
         ],
         discussion: "Ctrl-C or SIGTERM stops and finishes the file. Until then it is NAME.partial.EXT, playable up to the last second.")
 
@@ -37,6 +38,7 @@ struct RecordCommand: Command {
         }
         try session.addOutput(movie)
         let done = AsyncStream<ReelError?>.makeStream()
+        let started = Date()
         session.startRunning()
         try movie.startRecording(to: url, fileType: type) { _, error in
             done.continuation.yield(error)
@@ -64,6 +66,17 @@ struct RecordCommand: Command {
         if console.errorIsTerminal { console.writeError("\n") }
         if let failure { throw failure }
         console.printError("wrote \(path): \(Format.seconds(movie.recordedDuration)), \(movie.recordedFrames) frames, \(session.droppedFrames) dropped")
+        if arguments.flag("stats") {
+            // For `make bench`: the pipeline's cost per frame and the whole process's CPU.
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+            let wall = Date().timeIntervalSince(started)
+            console.print("{\"frames\": \(movie.recordedFrames), \"dropped\": \(session.droppedFrames), "
+                          + "\"frameMilliseconds\": \(Format.number(session.averageFrameTime * 1000)), "
+                          + "\"cpuSeconds\": \(Format.number(cpu)), \"wallSeconds\": \(Format.number(wall)), "
+                          + "\"cores\": \(Format.number(cpu / max(wall, 0.001)))}")
+        }
         return 0
     }
 }

@@ -65,6 +65,16 @@ final class MediaCopyJob {
         let videoOutput = AssetReaderTrackOutput(
             track: videoTrack, videoSettings: VideoOutputSettings(pixelFormat: .yuv420p, width: width, height: height))
         try reader.add(videoOutput)
+        let channels = min(max(audioTrack?.channelCount ?? 1, 1), 2)
+        let audioOutput = audioTrack.map {
+            AssetReaderTrackOutput(track: $0, audioSettings: AudioOutputSettings(sampleFormat: .floatPlanar, sampleRate: 48000,
+                                                                                 channelCount: channels))
+        }
+        if let audioOutput { try reader.add(audioOutput) }
+        // The decoders open here, so a source they refuse (a picture size FFmpeg rejects) is
+        // reported with FFmpeg's words, about the source, before any output exists.
+        try reader.startReading()
+
         writer = try AssetWriter(outputURL: output, fileType: fileType)
         if let fragment = options.fragmentInterval {
             writer.movieFragmentInterval = MediaTime(seconds: fragment, preferredTimescale: 1000)
@@ -81,18 +91,13 @@ final class MediaCopyJob {
         try writer.add(videoInput)
         video = (videoOutput, videoInput)
 
-        if let audioTrack {
-            let channels = min(max(audioTrack.channelCount, 1), 2)
-            let output = AssetReaderTrackOutput(
-                track: audioTrack, audioSettings: AudioOutputSettings(sampleFormat: .floatPlanar, sampleRate: 48000,
-                                                                      channelCount: channels))
-            try reader.add(output)
+        if let audioOutput {
             let input = AssetWriterInput(
                 mediaType: .audio,
                 outputSettings: AudioSettings(codec: fileType == .webm ? .opus : .aac, sampleRate: 48000,
                                               channelCount: channels, bitRate: options.audioBitRate))
             try writer.add(input)
-            audio = (output, input)
+            audio = (audioOutput, input)
         } else {
             audio = nil
         }
@@ -102,11 +107,11 @@ final class MediaCopyJob {
     /// On failure the output is discarded (a fragmented one keeps its `.partial` file).
     func run(progress: ProgressReporter,
              change: (SampleBuffer) throws(ReelError) -> SampleBuffer = { $0 }) async throws(ReelError) {
-        try reader.startReading()
         try writer.startWriting()
         writer.startSession(atSourceTime: .zero)
         do throws(ReelError) {
-            try copySamples(progress: progress, change: change)
+            let frames = try copySamples(progress: progress, change: change)
+            guard frames > 0 else { throw ReelError(.invalidData, "has no video frames to copy", subject: asset.url.path) }
         } catch {
             writer.cancelWriting()
             throw error
@@ -115,8 +120,10 @@ final class MediaCopyJob {
     }
 
     /// Feeds the writer in time order, so the muxer interleaves without buffering.
+    /// Returns the number of pictures written.
     private func copySamples(progress: ProgressReporter,
-                             change: (SampleBuffer) throws(ReelError) -> SampleBuffer) throws(ReelError) {
+                             change: (SampleBuffer) throws(ReelError) -> SampleBuffer) throws(ReelError) -> Int {
+        var frames = 0
         var nextVideo = try video.0.copyNextSampleBuffer()
         var nextAudio = try audio?.0.copyNextSampleBuffer()
         while nextVideo != nil || nextAudio != nil {
@@ -127,7 +134,10 @@ final class MediaCopyJob {
                 videoFirst = nextVideo != nil
             }
             if videoFirst, let sample = nextVideo {
-                if sample.presentationTime >= .zero { try video.1.append(try change(sample)) }
+                if sample.presentationTime >= .zero {
+                    try video.1.append(try change(sample))
+                    frames += 1
+                }
                 progress.update(sample.presentationTime.seconds)
                 nextVideo = try video.0.copyNextSampleBuffer()
             } else if let sample = nextAudio, let audio {
@@ -135,5 +145,6 @@ final class MediaCopyJob {
                 nextAudio = try audio.0.copyNextSampleBuffer()
             }
         }
+        return frames
     }
 }

@@ -65,7 +65,7 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     private var frames = 0
     private var stopping = false
     private var _stopReason: StopReason?
-    /// Audio that came before the first picture; written once the session has started.
+    /// The last half second of audio before the first picture; written once the session has started.
     private var earlyAudio: [SampleBuffer] = []
 
     public override init() {}
@@ -124,7 +124,6 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
             endTime = .invalid
             lastTime = .zero
             audioEnd = .invalid
-            earlyAudio = []
             frames = 0
             failure = nil
             stopping = false
@@ -174,10 +173,19 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
             if self.writer == nil, sample.mediaType == .video { return (nil, nil, nil) }
             return (self.writer ?? finishing, self.video, self.audio)
         }
-        guard let writer else { return }
+        guard let writer else {
+            // Keep the last moments of sound even before a recording: the first picture
+            // may come after the sound of its moment (the camera's first frame is slow).
+            if sample.mediaType == .audio { lock.withLock { remember(sample) } }
+            return
+        }
         do throws(ReelError) {
             if sample.mediaType == .video {
-                guard try startSessionIfNeeded(at: sample, writer: writer, audio: audio) else { return }
+                // A frame past the end (the camera may have skipped ahead past it) ends the
+                // recording as surely as the frame that reaches it.
+                guard try startSessionIfNeeded(at: sample, writer: writer, audio: audio) else {
+                    return stopSoon(.maximumDurationReached)
+                }
                 try video?.append(sample)
                 checkLimits()
             } else if let audio {
@@ -185,8 +193,7 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
                 defer { audioOrder.unlock() }
                 let (started, end) = lock.withLock { () -> (Bool, MediaTime) in
                     if firstTime.isValid { return (true, endTime) }
-                    earlyAudio.append(sample)
-                    if earlyAudio.count > 100 { earlyAudio.removeFirst() }
+                    remember(sample)
                     return (false, endTime)
                 }
                 if started, !end.isNumeric || sample.presentationTime < end {
@@ -201,6 +208,12 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
             }
             if first { stopSoon(.failed) }
         }
+    }
+
+    /// Keeps `sample` among the last half second of audio (called with `lock` held).
+    private func remember(_ sample: SampleBuffer) {
+        earlyAudio.append(sample)
+        if earlyAudio.count > 24 { earlyAudio.removeFirst() }
     }
 
     /// Counts the frame and, on the first one, starts the writer's session there and writes

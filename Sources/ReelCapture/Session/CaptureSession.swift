@@ -53,6 +53,7 @@ public final class CaptureSession: @unchecked Sendable {
     private var stillRequests: [StillRequest] = []
     private var _droppedFrames = 0
     private var _deliveredFrames = 0
+    private var pipelineNanoseconds: UInt64 = 0
 
     private var videoTimer: (any DispatchSourceTimer)?
     private var audioTimer: (any DispatchSourceTimer)?
@@ -109,6 +110,11 @@ public final class CaptureSession: @unchecked Sendable {
     public var droppedFrames: Int { lock.withLock { _droppedFrames } }
     /// Frames delivered since `startRunning()`.
     public var deliveredFrames: Int { lock.withLock { _deliveredFrames } }
+    /// The mean time from starting a frame to having handed it to every output: the
+    /// camera's picture, the filter and the outputs' share (encoding runs on its own queue).
+    public var averageFrameTime: Double {
+        lock.withLock { _deliveredFrames > 0 ? Double(pipelineNanoseconds) / 1e9 / Double(_deliveredFrames) : 0 }
+    }
 
     /// One input per medium (a file camera gives both). `canAddInput(_:)`.
     public func canAddInput(_ input: CaptureDeviceInput) -> Bool {
@@ -183,6 +189,7 @@ public final class CaptureSession: @unchecked Sendable {
             _interrupted = false
             _droppedFrames = 0
             _deliveredFrames = 0
+            pipelineNanoseconds = 0
             return committed
         }
         guard let configuration else { return }
@@ -278,6 +285,7 @@ public final class CaptureSession: @unchecked Sendable {
             pool = try? PixelBufferPool(width: width, height: height, pixelFormat: .yuv420p, maximumFreeBuffers: 24)
         }
         guard let pool else { return }
+        let began = DispatchTime.now().uptimeNanoseconds
         if lastCamera !== camera {
             lastCamera = camera
             monitor.reset()
@@ -319,9 +327,13 @@ public final class CaptureSession: @unchecked Sendable {
             post(Self.subjectAreaDidChangeNotification, object: camera)
         }
         let sample = SampleBuffer(pixelBuffer: shown, presentationTime: clock.time(of: index), duration: clock.frameDuration)
-        lock.withLock { _deliveredFrames += 1 }
         for output in configuration.outputs { output.deliver(sample) }
         for still in stills { still.handler(sample) }
+        let spent = DispatchTime.now().uptimeNanoseconds &- began
+        lock.withLock {
+            _deliveredFrames += 1
+            pipelineNanoseconds += spent
+        }
     }
 
     /// A device went away: frames stop, outputs finish what they were doing, and the app hears of it.

@@ -55,6 +55,9 @@ public struct ClipSequence: Sendable {
                 throw ReelError(.invalidData, "has no video track", subject: "\(name) \(asset.url.path)")
             }
             let clip = clips[index]
+            guard asset.duration.isNumeric, asset.duration > .zero else {
+                throw ReelError(.invalidData, "has no frames to play: it lasts 0 s", subject: "\(name) \(asset.url.path)")
+            }
             let sourceRange = clip.range ?? MediaTimeRange(start: .zero, duration: asset.duration)
             guard sourceRange.isValid, sourceRange.duration > .zero, sourceRange.start >= .zero,
                   sourceRange.end <= asset.duration + MediaTime(value: 1, timescale: 1000) else {

@@ -18,6 +18,8 @@ public final class CompositionTrack: @unchecked Sendable {
     public private(set) var naturalSize: Size = .zero
     /// Frames per second of the first video inserted, for a default frame duration.
     public private(set) var nominalFrameRate: Double = 0
+    /// The shortest frame duration of the first video inserted (its base rate), or invalid.
+    public private(set) var minFrameDuration: MediaTime = .invalid
     /// The timescale new segment times are expressed in. `naturalTimeScale`.
     public var naturalTimeScale: Int32 = 600
 
@@ -57,6 +59,7 @@ public final class CompositionTrack: @unchecked Sendable {
         if naturalSize == .zero, mediaType == .video {
             naturalSize = track.naturalSize
             nominalFrameRate = track.nominalFrameRate
+            minFrameDuration = track.minFrameDuration
             if segments.isEmpty { preferredTransform = track.preferredTransform }
         }
         let segment = CompositionTrackSegment(

@@ -32,7 +32,7 @@ extension CompositionSpec {
             }
             guard asset.duration.isNumeric, asset.duration > .zero, !asset.tracks(withMediaType: .video).isEmpty else {
                 throw ReelError(.invalidArgument, asset.tracks(withMediaType: .video).isEmpty ? "has no video"
-                                    : "is a still picture with no duration; use it as an image overlay",
+                                    : "lasts 0 s: a still picture (use it as an image overlay) or a video with no frames",
                                 subject: "\(name).file \(asset.url.path)")
             }
             var range: MediaTimeRange?

@@ -43,7 +43,12 @@ public struct VideoComposition: Sendable {
             instructions.append(VideoCompositionInstruction(
                 timeRange: range, layerInstructions: showing.map { VideoCompositionLayerInstruction(assetTrack: $0) }))
         }
-        let rate = tracks.map(\.nominalFrameRate).first { $0 > 0 } ?? 30
+        let nominal = tracks.map(\.nominalFrameRate).first { $0 > 0 } ?? 30
+        // A variable-rate clip's average rate undersamples its bursts (10 fps for 0.3 s, then
+        // nothing for 3 s averages 1.4 fps): render at its base rate when that is faster, as
+        // AVFoundation renders at the tracks' minFrameDuration.
+        let base = tracks.map(\.minFrameDuration).first { $0.isNumeric && $0 > .zero }.map { 1 / $0.seconds } ?? 0
+        let rate = base > nominal && base <= 120 ? base : nominal
         self.init(renderSize: composition.renderSizeGuess, frameDuration: Self.frameDuration(forRate: rate),
                   instructions: instructions)
     }

@@ -56,7 +56,9 @@ public struct CubeLUT: Sendable, Equatable {
                 throw fail("1D LUTs are not supported; Reel reads 3D .cube files")
             case "DOMAIN_MIN", "DOMAIN_MAX":
                 let numbers = words.dropFirst().compactMap { Double($0) }
-                guard words.count == 4, numbers.count == 3 else { throw fail("\(keyword) wants three numbers") }
+                guard words.count == 4, numbers.count == 3, numbers.allSatisfy(\.isFinite) else {
+                    throw fail("\(keyword) wants three finite numbers")
+                }
                 if keyword == "DOMAIN_MIN" { minimum = numbers } else { maximum = numbers }
             default:
                 guard keyword.first.map({ $0.isNumber || $0 == "-" || $0 == "." }) == true else {

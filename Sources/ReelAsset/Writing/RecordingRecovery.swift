@@ -1,0 +1,105 @@
+public import Foundation
+import ReelAV
+public import ReelCore
+
+/// Turns an interrupted fragmented recording (`NAME.partial.mp4`, left by a writer with a
+/// ``AssetWriter/movieFragmentInterval`` when its process died) into an ordinary file with
+/// the index at the front. Nothing is decoded: every complete sample is copied as it is,
+/// and a last fragment the crash cut short is left out.
+public enum RecordingRecovery {
+    /// What a recovery copied.
+    public struct Report: Sendable {
+        /// The length of the recovered file.
+        public var duration: MediaTime
+        /// Video frames copied.
+        public var videoFrames: Int
+        /// Samples of the damaged tail that were left out.
+        public var droppedSamples: Int
+    }
+
+    /// Copies `source` into `destination` (written under a temporary name and renamed when
+    /// complete; `source` is only read).
+    /// - Throws: ``ReelError`` about `source` when it is not a readable recording or holds no
+    ///   complete sample, or about `destination` when it cannot be written.
+    public static func recover(_ source: URL, to destination: URL, fileType: FileType = .mp4) throws(ReelError) -> Report {
+        let path = source.path
+        try SourceFile.check(path)
+        guard source.standardizedFileURL != destination.standardizedFileURL else {
+            throw ReelError(.invalidArgument, "the output would overwrite the recording", subject: destination.path)
+        }
+        let demuxer: Demuxer
+        do {
+            demuxer = try Demuxer(path: path)
+        } catch where error.code == .invalidData || error.code == .ffmpeg {
+            var plain = error
+            plain.message = "not a recording that can be recovered: \(error.message)"
+            throw plain
+        }
+        let copied = demuxer.streams.filter { $0.mediaType == .video || $0.mediaType == .audio }
+        guard copied.contains(where: { $0.mediaType == .video }) else {
+            throw ReelError(.invalidData, "has no video track to recover", subject: path)
+        }
+        let fileSize = demuxer.fileSize
+        let folder = destination.deletingLastPathComponent()
+        guard FileManager.default.fileExists(atPath: folder.path) else {
+            throw ReelError(.fileNotFound, "the folder \(folder.path) does not exist", subject: destination.path)
+        }
+        let temporary = folder.appendingPathComponent(
+            ".\(destination.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(destination.pathExtension)")
+        InProgressFiles.add(temporary)
+        defer { InProgressFiles.remove(temporary) }
+        do throws(ReelError) {
+            let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
+            var outputs: [Int: Int] = [:]
+            for stream in copied {
+                let index = try muxer.addStream(copying: demuxer, streamIndex: stream.index)
+                if let matrix = stream.displayMatrix, !matrix.isIdentity { try muxer.setDisplayMatrix(matrix, streamIndex: index) }
+                if let language = stream.language { muxer.setMetadata("language", language, streamIndex: index) }
+                outputs[stream.index] = index
+            }
+            for (key, value) in demuxer.metadata where ["creation_time", "title", "location", "make", "model"].contains(key) {
+                muxer.setMetadata(key, value)
+            }
+            for stream in demuxer.streams where outputs[stream.index] == nil {
+                demuxer.setDiscarded(true, streamIndex: stream.index)
+            }
+            try muxer.writeHeader(options: fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
+            let packet = try Packet()
+            var join = StreamJoin()
+            var frames = 0
+            var dropped = 0
+            var end = MediaTime.zero
+            var damaged = false
+            while true {
+                let more: Bool
+                do throws(ReelError) {
+                    more = try demuxer.read(into: packet)
+                } catch {
+                    break // the crash cut the file inside a fragment: what came before is whole
+                }
+                guard more else { break }
+                guard let output = outputs[packet.streamIndex] else { continue }
+                // Once one sample is damaged, everything after it in the file is the unfinished tail.
+                if damaged || packet.isCorrupt || (fileSize > 0 && packet.position + Int64(packet.size) > fileSize) {
+                    damaged = true
+                    dropped += 1
+                    continue
+                }
+                let base = demuxer.streams[packet.streamIndex].timeBase
+                let stop = base.time(packet.presentationTimestamp + max(packet.durationTicks, 0))
+                if stop.isNumeric { end = max(end, stop) }
+                if demuxer.streams[packet.streamIndex].mediaType == .video { frames += 1 }
+                try muxer.writeCopy(packet, streamIndex: output, source: base, offset: .zero, join: &join)
+            }
+            guard frames > 0 else {
+                throw ReelError(.invalidData, "holds no complete video frame: nothing to recover", subject: path)
+            }
+            try muxer.finish()
+            try AssetWriter.moveIntoPlace(temporary, destination: destination)
+            return Report(duration: end, videoFrames: frames, droppedSamples: dropped)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error.subject == nil ? error.about(destination.path) : error
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// `reel record` killed with SIGKILL at random moments leaves a fragmented file that
+/// ffprobe and Chromium read, missing at most the fragment being filled; `reel recover`
+/// makes it an ordinary file with the index first and the same frames.
+@Suite struct CrashRecoveryTests {
+    struct Trial: Sendable {
+        var partial: URL
+        var delay: Double
+        var alive: Double
+        var killed: Bool
+        var finishedFileExists: Bool
+    }
+
+    static let fragmentInterval = 1.0
+    /// What scheduling on a busy machine may add to the fragment interval: the encoder's
+    /// queue, the timer and the kill itself.
+    static let slack = 0.5
+    static let frameRate = 30.0
+
+    /// Starts `reel record`, waits for its file to appear, and kills it `delay` seconds later.
+    static func killedRecording(_ index: Int, after delay: Double, in directory: URL) throws -> Trial {
+        let out = directory.appendingPathComponent("take\(index).mp4")
+        let partial = directory.appendingPathComponent("take\(index).partial.mp4")
+        let process = Process()
+        process.executableURL = Paths.reelBinary
+        process.arguments = ["record", "--device", "virtual:camera", "--preset", "low", "--fps", "30",
+                             "--max-duration", "10", "-o", out.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: partial.path) {
+            guard Date() < deadline, process.isRunning else {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw TestFailure("take \(index): no \(partial.lastPathComponent) after 20 s")
+            }
+            usleep(2000)
+        }
+        let start = Date()
+        usleep(UInt32(delay * 1_000_000))
+        kill(process.processIdentifier, SIGKILL)
+        let alive = Date().timeIntervalSince(start)
+        process.waitUntilExit()
+        return Trial(partial: partial, delay: delay, alive: alive,
+                     killed: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
+                     finishedFileExists: FileManager.default.fileExists(atPath: out.path))
+    }
+
+    /// The MD5 of every decoded video frame, in order (`ffmpeg -f framemd5`).
+    static func frameHashes(_ url: URL) throws -> [Substring] {
+        let result = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0",
+                                                      "-f", "framemd5", "-"])
+        guard result.status == 0 else { throw TestFailure("framemd5 \(url.path): \(result.standardError)") }
+        return result.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces)[...] }
+    }
+
+    @Test func sigkillAtRandomMomentsLosesAtMostTheLastFragmentAndRecoverMakesItWhole() throws {
+        let directory = try Paths.temporaryDirectory("reel-crash")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let delays = (0..<20).map { _ in Double.random(in: 1.2...3.0) }
+        final class Box: @unchecked Sendable {
+            var trials: [Result<Trial, any Error>?] = Array(repeating: nil, count: 20)
+            let lock = NSLock()
+        }
+        let box = Box()
+        // Two recordings at a time: each takes a fraction of a core at this size.
+        DispatchQueue.concurrentPerform(iterations: 2) { lane in
+            for index in stride(from: lane, to: delays.count, by: 2) {
+                let trial = Result { try Self.killedRecording(index, after: delays[index], in: directory) }
+                box.lock.withLock { box.trials[index] = trial }
+            }
+        }
+
+        var playable: [URL] = []
+        var recovered: [URL] = []
+        for (index, slot) in box.trials.enumerated() {
+            let trial = try #require(slot).get()
+            let label = "take \(index) (killed \(String(format: "%.2f", trial.alive)) s after its file appeared)"
+            #expect(trial.killed, "\(label): it had stopped before the kill")
+            #expect(!trial.finishedFileExists, "\(label): a finished file exists")
+            let probe = try FFprobe.probe(trial.partial)
+            #expect(probe.streams(ofType: "video").count == 1, "\(label): ffprobe sees no video")
+            let hashes = try Self.frameHashes(trial.partial)
+            let kept = Double(hashes.count) / Self.frameRate
+            #expect(kept >= trial.alive - Self.fragmentInterval - Self.slack,
+                    "\(label): only \(hashes.count) frames (\(kept) s) survived")
+            #expect(kept <= trial.alive + 0.1, "\(label): \(hashes.count) frames is more than was recorded")
+
+            let recover = try ProcessRunner.reel(["recover", trial.partial.path], timeout: 30)
+            let whole = directory.appendingPathComponent("take\(index).mp4")
+            if hashes.isEmpty {
+                // Killed before the first fragment was complete: nothing to recover, said in one line.
+                #expect(recover.status == 2 && recover.standardError.contains("nothing to recover"), "\(label): \(recover.standardError)")
+                #expect(!FileManager.default.fileExists(atPath: whole.path))
+                continue
+            }
+            playable.append(trial.partial)
+            #expect(recover.status == 0, "\(label): \(recover.standardError)")
+            guard recover.status == 0 else { continue }
+            let boxes = MP4Boxes.topLevel(try Data(contentsOf: whole)).map(\.type)
+            let moov = try #require(boxes.firstIndex(of: "moov"), "\(label): no moov in \(boxes)")
+            let mdat = try #require(boxes.firstIndex(of: "mdat"), "\(label): no mdat in \(boxes)")
+            #expect(moov < mdat && !boxes.contains("moof"), "\(label): boxes \(boxes)")
+            #expect(try Self.frameHashes(whole) == hashes, "\(label): the recovered frames differ")
+            #expect(try FFprobe.probe(whole).streams(ofType: "audio").count == probe.streams(ofType: "audio").count)
+            recovered.append(whole)
+        }
+        #expect(playable.count >= 15, "too few takes held a fragment: \(playable.count) of 20")
+
+        guard BrowserPlayer.available else { return }
+        let files = playable + recovered.prefix(3)
+        let reports = try BrowserPlayer.playAll(files, seconds: 0.5)
+        for (file, report) in zip(files, reports) {
+            #expect(report.error == nil && report.readyState >= 2 && report.videoWidth == 320,
+                    "\(file.lastPathComponent) does not play in Chromium: \(report)")
+            #expect(report.currentTimeAfter > report.currentTimeBefore, "\(file.lastPathComponent) did not advance: \(report)")
+        }
+    }
+
+    @Test func recoverRefusesWhatItCannotUseInOneLine() throws {
+        let directory = try Paths.temporaryDirectory("reel-recover")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let valid = try Corpus.copy("valid.mp4", to: directory)
+        let cases: [([String], Int32, String)] = [
+            (["recover", Corpus.url("missing-moov.mp4").path, "-o", directory.appendingPathComponent("a.mp4").path], 2,
+             "moov atom not found"),
+            (["recover", Corpus.url("audio-only.mp4").path, "-o", directory.appendingPathComponent("b.mp4").path], 2,
+             "no video track"),
+            (["recover", Corpus.url("empty.mp4").path, "-o", directory.appendingPathComponent("c.mp4").path], 2, "empty"),
+            (["recover", valid.path, "-o", valid.path], 2, "overwrite"),
+            (["recover", valid.path, "-o", directory.appendingPathComponent("d.avi").path], 1, "must end in"),
+            // The default name of valid.mp4's recovery is valid.recovered.mp4; make it exist.
+            (["recover", valid.path], 0, "recovered"),
+            (["recover", valid.path], 2, "already exists"),
+        ]
+        for (arguments, status, text) in cases {
+            let result = try ProcessRunner.reel(arguments, timeout: 30)
+            #expect(result.status == status, "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains(text), "\(arguments): \(result.standardError)")
+            #expect(result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result.standardError)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                == ["valid.mp4", "valid.recovered.mp4"])
+        #expect(try Data(contentsOf: valid) == Data(contentsOf: Corpus.url("valid.mp4")))
+    }
+}
