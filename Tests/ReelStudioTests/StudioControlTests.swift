@@ -62,6 +62,34 @@ import Testing
         #expect(try control("stabilization", port)["supported"] as? Bool == false)
     }
 
+    @Test func undoResetAndSavingNothingAnswerAsTheButtonsShould() throws {
+        let studio = try StudioProcess(arguments: ["--mic", "none"])
+        let port = studio.port
+        func status(_ path: String) throws -> [String: Any] {
+            let response = try RawHTTP.post(path, body: "{}", port: port)
+            #expect(response.status == 200, "\(path): \(String(decoding: response.body, as: UTF8.self))")
+            return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        }
+        for _ in 0..<2 {
+            _ = try status("/api/segments/start")
+            usleep(300_000)
+            _ = try status("/api/segments/pause")
+        }
+        let two = try status("/api/segments/pause")
+        #expect(two["segments"] as? Int == 2 && (two["segmentEnds"] as? [Double])?.count == 2, "\(two)")
+        let undone = try status("/api/segments/undo")
+        #expect(undone["segments"] as? Int == 1, "\(undone)")
+        let reset = try status("/api/segments/reset")
+        #expect(reset["segments"] as? Int == 0 && reset["recordedSeconds"] as? Double == 0, "\(reset)")
+        let nothing = try RawHTTP.post("/api/segments/save", body: "{}", port: port)
+        #expect(nothing.status == 409 && String(decoding: nothing.body, as: UTF8.self).contains("nothing recorded"))
+        let noUndo = try RawHTTP.post("/api/segments/undo", body: "{}", port: port)
+        #expect(noUndo.status == 409 && String(decoding: noUndo.body, as: UTF8.self).contains("no segment to undo"))
+        let segments = studio.library.appendingPathComponent(".segments")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: segments.path)) ?? []).filter { $0.hasSuffix(".mp4") }.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: studio.library.path).filter { $0.hasSuffix(".mp4") }.isEmpty)
+    }
+
     @Test func aFileCameraSwitchesInAndSaysWhatItCannotDo() throws {
         let clips = try StudioPageTests.makeLibrary()
         let clip = clips.appendingPathComponent("Clip B.mp4")
