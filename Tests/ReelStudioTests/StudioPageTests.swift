@@ -115,6 +115,9 @@ import Testing
         let cursor = try #require(result["cursor"] as? [String: Any])
         #expect(cursor["shown"] as? Bool == true, "the focus cursor animates: \(cursor)")
         #expect(result["answered"] as? String != nil)
+        let off = try #require(result["off"] as? [[String: Any]])
+        #expect(off.count == 1 && off.first?["id"] as? String == "control-stabilization", "\(off)")
+        #expect(off.first?["disabled"] as? Bool == true && (off.first?["reason"] as? String)?.contains("no stabilization") == true)
     }
 
     @Test func composingTwoLibraryClipsExportsAndPlays() throws {

@@ -235,7 +235,13 @@ def focus(driver, base, x, y):
     cursor = driver.execute_script("const c = document.getElementById('focus-cursor');"
                                    "return {shown: c.classList.contains('show'), left: c.style.left, top: c.style.top};")
     state = api(driver, "/api/state")
-    return {"answered": answered, "cursor": cursor, "state": state}
+    # What the camera cannot do is drawn switched off, with the reason under it.
+    off = driver.execute_script("""
+        return [...document.querySelectorAll('.control.off')].map(c => ({
+            id: c.id, disabled: [...c.querySelectorAll('input, button, select')].every(e => e.disabled),
+            reason: (c.querySelector('.why') || {}).textContent || null}));
+    """)
+    return {"answered": answered, "cursor": cursor, "state": state, "off": off}
 
 
 def compose(driver, base, names):
