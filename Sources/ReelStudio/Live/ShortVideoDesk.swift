@@ -67,7 +67,7 @@ final class ShortVideoDesk: @unchecked Sendable {
         let pressed = DispatchTime.now().uptimeNanoseconds
         button.lock()
         defer { button.unlock() }
-        camera.waitUntilCaptured(uptime: pressed, plusFrames: 0)
+        camera.waitUntilCaptured(uptime: pressed)
         try recorder.startSegment()
         lock.withLock {
             pressedAt = pressed
