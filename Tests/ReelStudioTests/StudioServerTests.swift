@@ -133,14 +133,26 @@ import Testing
     }
 
     @Test func theCommandLineRefusesBadOptionsInOneLine() throws {
+        let library = try Paths.temporaryDirectory("reel-studio-refusals")
         let cases: [([String], Int32, String)] = [
             (["studio", "--port", "70000"], 1, "--port"),
             (["studio", "--port", "0", "--camera", "v4l2:/dev/video9"], 2, "no such device"),
             (["studio", "--port", "0", "--mic", "virtual:camera"], 2, "is not a microphone"),
             (["studio", "--port", "0", "--host", "203.0.113.9"], 2, "203.0.113.9"),
-            (["studio", "--port", "0", "--library", "/proc/reel-nope"], 2, "/proc/reel-nope"),
         ]
         for (arguments, status, words) in cases {
+            let result = try ProcessRunner.reel(arguments + ["--library", library.path], timeout: 20)
+            #expect(result.status == status, "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains(words), "\(arguments): \(result.standardError)")
+            #expect(result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result.standardError)")
+        }
+        // A wrong device leaves no library folders behind, even in the default place.
+        let home = try Paths.temporaryDirectory("reel-studio-home")
+        let wrong = try ProcessRunner.run(Paths.reelBinary.path, ["studio", "--port", "0", "--camera", "v4l2:/dev/video9"],
+                                          timeout: 20, environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"])
+        #expect(wrong.status == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).isEmpty)
+        for (arguments, status, words) in [(["studio", "--port", "0", "--library", "/proc/reel-nope"], Int32(2), "/proc/reel-nope")] {
             let result = try ProcessRunner.reel(arguments, timeout: 20)
             #expect(result.status == status, "\(arguments): \(result.standardError)")
             #expect(result.standardError.contains(words), "\(arguments): \(result.standardError)")
