@@ -57,25 +57,23 @@ package final class HTTPServer: @unchecked Sendable {
     package func start() throws(ReelError) {
         lock.lock()
         defer { lock.unlock() }
-        do {
-            guard daemon == nil else { return }
-            guard (0...65535).contains(configuration.port) else {
-                throw ReelError(.invalidArgument, "the port must be 0...65535", subject: "\(configuration.port)")
-            }
-            let retained = Unmanaged.passRetained(context)
-            let started = reel_mhd_start(configuration.host, UInt16(configuration.port), accessHandler, retained.toOpaque(),
-                                         completedHandler, retained.toOpaque(), configuration.connectionMemoryLimit,
-                                         UInt32(configuration.connectionTimeout), UInt32(configuration.connectionLimit))
-            guard let started else {
-                retained.release()
-                let reason = String(cString: reel_mhd_last_error())
-                throw ReelError(.io, reason.isEmpty ? "cannot start the HTTP server" : reason,
-                                subject: "\(configuration.host):\(configuration.port)", operation: "MHD_start_daemon")
-            }
-            daemon = started
-            retainedContext = retained
-            boundPort = Int(reel_mhd_bound_port(started))
+        guard daemon == nil else { return }
+        guard (0...65535).contains(configuration.port) else {
+            throw ReelError(.invalidArgument, "the port must be 0...65535", subject: "\(configuration.port)")
         }
+        let retained = Unmanaged.passRetained(context)
+        let started = reel_mhd_start(configuration.host, UInt16(configuration.port), accessHandler, retained.toOpaque(),
+                                     completedHandler, retained.toOpaque(), configuration.connectionMemoryLimit,
+                                     UInt32(configuration.connectionTimeout), UInt32(configuration.connectionLimit))
+        guard let started else {
+            retained.release()
+            let reason = String(cString: reel_mhd_last_error())
+            throw ReelError(.io, reason.isEmpty ? "cannot start the HTTP server" : reason,
+                            subject: "\(configuration.host):\(configuration.port)", operation: "MHD_start_daemon")
+        }
+        daemon = started
+        retainedContext = retained
+        boundPort = Int(reel_mhd_bound_port(started))
     }
 
     /// Ends every stream, closes the connections and the socket, and waits for the

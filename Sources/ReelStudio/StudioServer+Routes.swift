@@ -69,7 +69,9 @@ extension StudioServer {
             }
         case ("POST", "photo"):
             do throws(ReelError) {
-                return StudioResponse.json(try photos.take())
+                let taken = try photos.take()
+                events.publish("library", ["added": taken.item.name])
+                return StudioResponse.json(taken)
             } catch {
                 report("the photo failed: \(StudioResponse.words(error))")
                 return StudioResponse.error(error, status: 500)
@@ -97,14 +99,16 @@ extension StudioServer {
         case ("POST", "segments/save"):
             do throws(ReelError) {
                 let item = try shortVideo.save()
+                events.publish("library", ["added": item.name])
                 return StudioResponse.json(Saved(item: item, status: status()))
             } catch {
                 return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 500)
             }
         case ("POST", "focus"):
-            guard let body = try? JSONDecoder().decode(Tap.self, from: request.body) else {
-                return StudioResponse.error("the body must be JSON: {\"x\": 0.5, \"y\": 0.5, \"viewWidth\": …, \"viewHeight\": …}",
-                                            status: 400)
+            let body: Tap
+            switch Self.decode(Tap.self, request, example: #"{"x": 0.5, "y": 0.5, "viewWidth": 960, "viewHeight": 540}"#) {
+            case .success(let decoded): body = decoded
+            case .failure(let refusal): return refusal.response
             }
             do throws(ReelError) {
                 let point = try panel.focus(atViewX: body.x, y: body.y, viewWidth: body.viewWidth ?? 1, viewHeight: body.viewHeight ?? 1)
@@ -121,8 +125,10 @@ extension StudioServer {
         case ("GET", "compose"):
             return StudioResponse.json(ComposeOptions())
         case ("POST", "compose"):
-            guard let body = try? JSONDecoder().decode(ComposeDesk.Request.self, from: request.body) else {
-                return StudioResponse.error("the body must be JSON: {\"clips\": [NAME…], \"transition\": …}", status: 400)
+            let body: ComposeDesk.Request
+            switch Self.decode(ComposeDesk.Request.self, request, example: #"{"clips": ["A.mp4", "B.mp4"], "transition": "dissolve:1"}"#) {
+            case .success(let decoded): body = decoded
+            case .failure(let refusal): return refusal.response
             }
             do throws(ReelError) {
                 return StudioResponse.json(try compose.start(body), status: 202)
@@ -142,6 +148,7 @@ extension StudioServer {
     private func delete(_ name: String) -> HTTPResponse {
         do throws(ReelError) {
             try library.delete(named: name)
+            events.publish("library", ["deleted": name])
             return StudioResponse.json(library.items())
         } catch {
             return StudioResponse.error(error, status: error.code == .fileNotFound ? 404 : 500)
@@ -183,14 +190,43 @@ extension StudioServer {
 
     /// Decodes the body as `Body`, runs `change`, and answers with the new state (400 with the reason when it fails).
     private func command<Body: Decodable>(_ request: HTTPRequest, _ change: (Body) throws(ReelError) -> Void) -> HTTPResponse {
-        guard let body = try? JSONDecoder().decode(Body.self, from: request.body) else {
-            return StudioResponse.error("the body must be JSON such as {\"id\": \"…\"}", status: 400)
+        let body: Body
+        switch Self.decode(Body.self, request, example: #"{"id": "…"}"#) {
+        case .success(let decoded): body = decoded
+        case .failure(let refusal): return refusal.response
         }
         do throws(ReelError) {
             try change(body)
             return StudioResponse.json(state())
         } catch {
             return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 400)
+        }
+    }
+
+    struct Refusal: Error {
+        let response: HTTPResponse
+    }
+
+    /// The body as `Body`, or a 400 that names the field that is missing or wrong.
+    static func decode<Body: Decodable>(_ type: Body.Type, _ request: HTTPRequest, example: String) -> Result<Body, Refusal> {
+        do {
+            return .success(try JSONDecoder().decode(Body.self, from: request.body))
+        } catch let error as DecodingError {
+            func path(_ keys: [any CodingKey]) -> String {
+                keys.enumerated().map { index, key in
+                    key.intValue.map { "[\($0)]" } ?? (index == 0 ? key.stringValue : ".\(key.stringValue)")
+                }.joined()
+            }
+            let reason: String
+            switch error {
+            case .keyNotFound(let key, let context): reason = "the body has no '\(path(context.codingPath + [key]))'"
+            case .typeMismatch(_, let context), .valueNotFound(_, let context):
+                reason = context.codingPath.isEmpty ? "the body is not an object" : "the body's '\(path(context.codingPath))' has the wrong type"
+            default: reason = "the body is not JSON"
+            }
+            return .failure(Refusal(response: StudioResponse.error("\(reason); send JSON such as \(example)", status: 400)))
+        } catch {
+            return .failure(Refusal(response: StudioResponse.error("the body is not JSON; send JSON such as \(example)", status: 400)))
         }
     }
 

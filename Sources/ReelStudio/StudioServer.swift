@@ -37,8 +37,9 @@ public final class StudioServer: @unchecked Sendable {
         accessToken = AccessGuard.isLoopback(host: configuration.host)
             ? nil : (configuration.accessToken ?? AccessGuard.makeToken())
         guardian = AccessGuard(token: accessToken)
-        library = try MediaLibrary(folder: configuration.library)
+        // The devices first: a wrong ID should not leave library folders behind.
         camera = try LiveCamera(cameraID: configuration.cameraID, microphoneID: configuration.microphoneID, feed: feed)
+        library = try MediaLibrary(folder: configuration.library)
         compose = ComposeDesk(library: library, events: events)
         photos = PhotoDesk(camera: camera, library: library)
         shortVideo = try ShortVideoDesk(camera: camera, library: library, events: events)

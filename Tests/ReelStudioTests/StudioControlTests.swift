@@ -21,17 +21,20 @@ import Testing
         let studio = try StudioProcess(arguments: ["--mic", "none"])
         let port = studio.port
         #expect(try control("zoom", port)["maximum"] as? Double == 3)
-        #expect(try set(#"{"id": "zoom", "value": 2}"#, port).status == 200)
-        // The ramp gets there within a second at three doublings a second.
-        var zoom = 0.0
-        for _ in 0..<40 where zoom < 1.999 {
-            usleep(50_000)
-            zoom = try control("zoom", port)["value"] as? Double ?? 0
+        // The ramp moves frame by frame (three doublings a second of capture), so it takes a
+        // third of a second, or longer when the machine is loaded.
+        func zoom(reaching target: Double) throws -> Double {
+            var zoom = 0.0
+            for _ in 0..<100 where abs(zoom - target) > 0.001 {
+                usleep(50_000)
+                zoom = try control("zoom", port)["value"] as? Double ?? 0
+            }
+            return zoom
         }
-        #expect(abs(zoom - 2) < 0.001, "zoom \(zoom)")
+        #expect(try set(#"{"id": "zoom", "value": 2}"#, port).status == 200)
+        #expect(abs(try zoom(reaching: 2) - 2) < 0.001)
         #expect(try set(#"{"id": "zoom", "value": 7}"#, port).status == 200, "clamped to the slider's 3x")
-        usleep(600_000)
-        #expect(try control("zoom", port)["value"] as? Double == 3)
+        #expect(abs(try zoom(reaching: 3) - 3) < 0.001)
 
         #expect(try set(#"{"id": "iso", "value": 800}"#, port).status == 200)
         #expect(try control("iso", port)["value"] as? Double == 800)
@@ -57,6 +60,34 @@ import Testing
         let stabilization = try set(#"{"id": "stabilization", "value": 1}"#, port)
         #expect(stabilization.status == 400 && String(decoding: stabilization.body, as: UTF8.self).contains("no stabilization"))
         #expect(try control("stabilization", port)["supported"] as? Bool == false)
+    }
+
+    @Test func undoResetAndSavingNothingAnswerAsTheButtonsShould() throws {
+        let studio = try StudioProcess(arguments: ["--mic", "none"])
+        let port = studio.port
+        func status(_ path: String) throws -> [String: Any] {
+            let response = try RawHTTP.post(path, body: "{}", port: port)
+            #expect(response.status == 200, "\(path): \(String(decoding: response.body, as: UTF8.self))")
+            return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        }
+        for _ in 0..<2 {
+            _ = try status("/api/segments/start")
+            usleep(300_000)
+            _ = try status("/api/segments/pause")
+        }
+        let two = try status("/api/segments/pause")
+        #expect(two["segments"] as? Int == 2 && (two["segmentEnds"] as? [Double])?.count == 2, "\(two)")
+        let undone = try status("/api/segments/undo")
+        #expect(undone["segments"] as? Int == 1, "\(undone)")
+        let reset = try status("/api/segments/reset")
+        #expect(reset["segments"] as? Int == 0 && reset["recordedSeconds"] as? Double == 0, "\(reset)")
+        let nothing = try RawHTTP.post("/api/segments/save", body: "{}", port: port)
+        #expect(nothing.status == 409 && String(decoding: nothing.body, as: UTF8.self).contains("nothing recorded"))
+        let noUndo = try RawHTTP.post("/api/segments/undo", body: "{}", port: port)
+        #expect(noUndo.status == 409 && String(decoding: noUndo.body, as: UTF8.self).contains("no segment to undo"))
+        let segments = studio.library.appendingPathComponent(".segments")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: segments.path)) ?? []).filter { $0.hasSuffix(".mp4") }.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: studio.library.path).filter { $0.hasSuffix(".mp4") }.isEmpty)
     }
 
     @Test func aFileCameraSwitchesInAndSaysWhatItCannotDo() throws {
@@ -95,8 +126,10 @@ import Testing
         let after = try #require(try state(port)["status"] as? [String: Any])
         let delivered = (after["deliveredFrames"] as? Int ?? 0) - (before["deliveredFrames"] as? Int ?? 0)
         print("studio preview with 3 stalled viewers: \(parts) pictures in 2 s to the reading one, camera delivered \(delivered)")
-        #expect(parts >= 15, "the reading viewer got \(parts) pictures in 2 s")
-        #expect(delivered >= 40, "the camera delivered \(delivered) frames in about 2 s")
+        // Rates depend on the machine's load; what must hold is that the camera kept going and
+        // the reading viewer kept up with it while the others read nothing.
+        #expect(delivered >= 10, "the camera delivered \(delivered) frames in about 2 s")
+        #expect(parts * 2 >= delivered, "the reading viewer got \(parts) of \(delivered) pictures")
         #expect(after["previewViewers"] as? Int == 4)
         withExtendedLifetime(stalled) {}
     }

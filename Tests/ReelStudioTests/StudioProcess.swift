@@ -13,14 +13,20 @@ final class StudioProcess {
     private let errors: URL
 
     /// Starts the studio and waits for its address.
-    init(arguments extra: [String] = [], library: URL? = nil) throws {
+    /// - Parameters:
+    ///   - library: the `--library` folder; a fresh one when nil, none at all when `useXDG`.
+    ///   - environment: extra variables for the studio (`HOME`, `XDG_…`).
+    init(arguments extra: [String] = [], library: URL? = nil, useXDG: Bool = false, environment: [String: String] = [:]) throws {
         self.library = try library ?? Paths.temporaryDirectory("reel-studio-library")
         output = FileManager.default.temporaryDirectory.appendingPathComponent("reel-studio-out-\(UUID().uuidString)")
         errors = FileManager.default.temporaryDirectory.appendingPathComponent("reel-studio-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.executableURL = Paths.reelBinary
-        process.arguments = ["studio", "--port", "0", "--library", self.library.path] + extra
+        process.arguments = ["studio", "--port", "0"] + (useXDG ? [] : ["--library", self.library.path]) + extra
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: errors)
         process.standardInput = FileHandle.nullDevice

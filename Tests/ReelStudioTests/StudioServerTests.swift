@@ -57,6 +57,30 @@ import Testing
         #expect(String(decoding: again.body, as: UTF8.self).contains("the library has no such item"))
     }
 
+    @Test func withoutLibraryPhotosAndVideosGoToTheXDGFolders() throws {
+        let home = try Paths.temporaryDirectory("reel-studio-home")
+        let config = home.appendingPathComponent(".config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try Data(#"XDG_PICTURES_DIR="$HOME/Bilder""#.utf8).write(to: config.appendingPathComponent("user-dirs.dirs"))
+        let studio = try StudioProcess(arguments: ["--mic", "none"], useXDG: true,
+                                       environment: ["HOME": home.path, "XDG_CONFIG_HOME": "", "XDG_PICTURES_DIR": "",
+                                                     "XDG_VIDEOS_DIR": ""])
+        let photos = home.appendingPathComponent("Bilder/Reel"), videos = home.appendingPathComponent("Videos/Reel")
+        #expect(studio.standardOutput.contains("library: photos in \(photos.path), videos in \(videos.path)"),
+                "\(studio.standardOutput)")
+        #expect(try RawHTTP.post("/api/photo", body: "{}", port: studio.port).status == 200)
+        #expect(try RawHTTP.post("/api/segments/start", body: "{}", port: studio.port).status == 200)
+        usleep(400_000)
+        #expect(try RawHTTP.post("/api/segments/pause", body: "{}", port: studio.port).status == 200)
+        #expect(try RawHTTP.post("/api/segments/save", body: "{}", port: studio.port).status == 200)
+        let photoNames = try FileManager.default.contentsOfDirectory(atPath: photos.path).filter { !$0.hasPrefix(".") }
+        let videoNames = try FileManager.default.contentsOfDirectory(atPath: videos.path).filter { !$0.hasPrefix(".") }
+        #expect(photoNames.count == 1 && photoNames[0].hasSuffix(".jpg"), "\(photoNames)")
+        #expect(videoNames.count == 1 && videoNames[0].hasSuffix(".mp4"), "\(videoNames)")
+        let listed = String(decoding: try RawHTTP.get("/api/library", port: studio.port).body, as: UTF8.self)
+        #expect(listed.contains(#""kind":"photo""#) && listed.contains(#""kind":"video""#))
+    }
+
     @Test func eventsCarryTheStatus() throws {
         let studio = try StudioProcess()
         let socket = try RawHTTP.send(["GET /api/events HTTP/1.1", "Host: 127.0.0.1:\(studio.port)"].joined(separator: "\r\n")
@@ -72,7 +96,9 @@ import Testing
         let port = studio.port
         let cases: [(String, String, Int, String)] = [
             ("/api/filter", #"{"id": "NoSuchLook"}"#, 400, "NoSuchLook: no such filter"),
-            ("/api/filter", "not json", 400, "the body must be JSON"),
+            ("/api/filter", "not json", 400, "the body is not JSON"),
+            ("/api/filter", #"{"name": "PhotoEffectMono"}"#, 400, "the body has no 'id'"),
+            ("/api/compose", #"{"clips": [1, 2]}"#, 400, "the body's 'clips[0]' has the wrong type"),
             ("/api/camera", #"{"id": "v4l2:/dev/video9"}"#, 400, "no such camera"),
             ("/api/preset", #"{"id": "8k"}"#, 400, "cannot do this preset"),
             ("/api/compose", #"{"clips": []}"#, 400, "choose at least one clip"),
@@ -107,14 +133,26 @@ import Testing
     }
 
     @Test func theCommandLineRefusesBadOptionsInOneLine() throws {
+        let library = try Paths.temporaryDirectory("reel-studio-refusals")
         let cases: [([String], Int32, String)] = [
             (["studio", "--port", "70000"], 1, "--port"),
             (["studio", "--port", "0", "--camera", "v4l2:/dev/video9"], 2, "no such device"),
             (["studio", "--port", "0", "--mic", "virtual:camera"], 2, "is not a microphone"),
             (["studio", "--port", "0", "--host", "203.0.113.9"], 2, "203.0.113.9"),
-            (["studio", "--port", "0", "--library", "/proc/reel-nope"], 2, "/proc/reel-nope"),
         ]
         for (arguments, status, words) in cases {
+            let result = try ProcessRunner.reel(arguments + ["--library", library.path], timeout: 20)
+            #expect(result.status == status, "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains(words), "\(arguments): \(result.standardError)")
+            #expect(result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result.standardError)")
+        }
+        // A wrong device leaves no library folders behind, even in the default place.
+        let home = try Paths.temporaryDirectory("reel-studio-home")
+        let wrong = try ProcessRunner.run(Paths.reelBinary.path, ["studio", "--port", "0", "--camera", "v4l2:/dev/video9"],
+                                          timeout: 20, environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"])
+        #expect(wrong.status == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).isEmpty)
+        for (arguments, status, words) in [(["studio", "--port", "0", "--library", "/proc/reel-nope"], Int32(2), "/proc/reel-nope")] {
             let result = try ProcessRunner.reel(arguments, timeout: 20)
             #expect(result.status == status, "\(arguments): \(result.standardError)")
             #expect(result.standardError.contains(words), "\(arguments): \(result.standardError)")

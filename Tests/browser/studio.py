@@ -182,7 +182,10 @@ def delete(driver, base, name):
     driver.find_element(By.ID, "confirm-delete").click()
     left = wait(driver, "return [...document.querySelectorAll('article.item')].every(a => a.dataset.name !== arguments[0]) ?"
                         " document.getElementById('gallery-summary').textContent : null".replace("arguments[0]", json.dumps(name)))
-    return {"asked": asked, "summary": left}
+    # A photo taken elsewhere (here, a request from the page's own script) appears without a reload.
+    driver.execute_script("window.reelMarker = 1; fetch('/api/photo', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{}'})")
+    live = wait(driver, "return window.reelMarker === 1 && document.querySelectorAll('article.item[data-kind=photo]').length === 1")
+    return {"asked": asked, "summary": left, "appearedLive": bool(live)}
 
 
 def record(driver, base, holds):
@@ -232,7 +235,13 @@ def focus(driver, base, x, y):
     cursor = driver.execute_script("const c = document.getElementById('focus-cursor');"
                                    "return {shown: c.classList.contains('show'), left: c.style.left, top: c.style.top};")
     state = api(driver, "/api/state")
-    return {"answered": answered, "cursor": cursor, "state": state}
+    # What the camera cannot do is drawn switched off, with the reason under it.
+    off = driver.execute_script("""
+        return [...document.querySelectorAll('.control.off')].map(c => ({
+            id: c.id, disabled: [...c.querySelectorAll('input, button, select')].every(e => e.disabled),
+            reason: (c.querySelector('.why') || {}).textContent || null}));
+    """)
+    return {"answered": answered, "cursor": cursor, "state": state, "off": off}
 
 
 def compose(driver, base, names):
@@ -285,6 +294,8 @@ def screens(driver, base, folder):
                 # A composition under way to look at: every clip in the order.
                 driver.execute_script("for (const b of document.querySelectorAll('#clip-list button.add')) b.click();")
             time.sleep(0.6)
+            if page == "camera":
+                camera_states(driver, folder, label, written)
             path = folder / f"{page}-{label}.png"
             if mobile:
                 # The whole page, as a phone would scroll through it.
@@ -296,6 +307,35 @@ def screens(driver, base, folder):
                 size(driver, width, height, True)
             written.append(str(path))
     return {"screenshots": written}
+
+
+def camera_states(driver, folder, label, written):
+    """The camera page while recording, and its photo and review dialogs."""
+    button = driver.find_element(By.ID, "record")
+    ActionChains(driver).click_and_hold(button).perform()
+    time.sleep(1.2)
+    path = folder / f"camera-recording-{label}.png"
+    driver.save_screenshot(str(path))
+    written.append(str(path))
+    ActionChains(driver).release(button).perform()
+    wait(driver, "return !document.getElementById('save').disabled", timeout=5)
+    driver.find_element(By.ID, "save").click()
+    wait(driver, "const v = document.getElementById('video-result');"
+                 "return document.getElementById('video-dialog').open && v.readyState >= 3", timeout=30)
+    time.sleep(0.5)
+    path = folder / f"camera-review-{label}.png"
+    driver.save_screenshot(str(path))
+    written.append(str(path))
+    driver.execute_script("document.getElementById('video-dialog').close()")
+    driver.find_element(By.ID, "photo").click()
+    wait(driver, "const i = document.getElementById('photo-result');"
+                 "return document.getElementById('photo-dialog').open && i.complete && i.naturalWidth > 0", timeout=10)
+    time.sleep(0.4)
+    path = folder / f"camera-photo-{label}.png"
+    driver.save_screenshot(str(path))
+    written.append(str(path))
+    driver.execute_script("document.getElementById('photo-dialog').close()")
+    time.sleep(0.3)
 
 
 def token(driver, base):

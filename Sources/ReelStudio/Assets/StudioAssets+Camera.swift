@@ -4,7 +4,7 @@ extension StudioAssets {
     static let cameraScript = #"""
     "use strict";
     (() => {
-      const { $, api, toast, on, duration, element, fill, filterLabel } = Studio;
+      const { $, api, toast, hideToast, on, duration, element, fill, filterLabel } = Studio;
       let state = null;
       let holding = false;
       let limit = 15;
@@ -204,6 +204,7 @@ extension StudioAssets {
           const video = $("video-result");
           video.src = saved.item.url;
           $("video-caption").textContent = `${saved.item.name} · ${duration(saved.item.duration)} · saved to the library`;
+          hideToast();
           $("video-dialog").showModal();
           video.play().catch(() => {});
         } catch (error) { toast(error.message, "error"); }

@@ -34,6 +34,11 @@ extension StudioAssets {
         toastTimer = setTimeout(() => { box.className = "toast"; }, kind === "error" ? 5000 : 2600);
       }
 
+      function hideToast() {
+        const box = $("toast");
+        if (box) box.className = "toast";
+      }
+
       const handlers = {};
       let source = null;
       function on(event, handler) {
@@ -87,7 +92,7 @@ extension StudioAssets {
       const filterLabel = (name) => name === "none" ? "No filter" : name.replace(/^PhotoEffect/, "").replace(/([a-z])([A-Z])/g, "$1 $2");
 
       document.addEventListener("DOMContentLoaded", () => { closeButtons(); connect(); });
-      return { $, api, toast, on, duration, bytes, date, element, fill, filterLabel };
+      return { $, api, toast, hideToast, on, duration, bytes, date, element, fill, filterLabel };
     })();
     """#
 }

@@ -3,7 +3,7 @@ extension StudioAssets {
     static let galleryScript = #"""
     "use strict";
     (() => {
-      const { $, api, toast, duration, bytes, date, element } = Studio;
+      const { $, api, toast, on, duration, bytes, date, element } = Studio;
       let items = [];
       let kind = "all";
       let pending = null;
@@ -75,6 +75,9 @@ extension StudioAssets {
       async function load() {
         try { items = await api("/api/library"); render(); } catch (error) { toast(error.message, "error"); }
       }
+      // Another page (a phone, say) took a photo or deleted one: show it here too.
+      let reload = null;
+      on("library", () => { clearTimeout(reload); reload = setTimeout(load, 150); });
       load();
     })();
     """#

@@ -60,7 +60,7 @@ extension StudioAssets {
         <a class="side-button gallery" href="/gallery" aria-label="Open the gallery">
           <svg viewBox="0 0 24 24" aria-hidden="true"><rect x="3" y="3" width="18" height="18" rx="3"/><path d="M3 16l5-5 4 4 3-3 6 6"/></svg><span>Gallery</span></a>
       </div>
-      <p class="hint">Hold <b>record</b> to film, let go to pause; up to 15 s in all. Tap the picture to focus there.</p>
+      <p class="hint">Hold <b>record</b> to film, let go to pause; up to 15&nbsp;s in all. Tap the picture to focus there.</p>
       <p id="status-line" class="status-line" aria-live="off"></p>
       <section class="card controls-card">
         <h2>Controls</h2>

@@ -113,7 +113,9 @@ final class ComposeDesk: @unchecked Sendable {
                 if let update { events.publish("compose", update) }
             }
             let item = library.item(at: output)
+            // Ahead of the gallery's request, which makes it again if this fails.
             if item != nil { _ = try? library.thumbnail(for: output) }
+            if let item { events.publish("library", ["added": item.name]) }
             finish(id: id) {
                 $0.state = .completed
                 $0.progress = 1

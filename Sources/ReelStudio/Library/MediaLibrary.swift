@@ -82,13 +82,14 @@ final class MediaLibrary: @unchecked Sendable {
         url.deletingLastPathComponent().appendingPathComponent(".thumbnails").appendingPathComponent(url.lastPathComponent + ".jpg")
     }
 
-    /// Every item, newest first. Files still being written (`.partial.`) are left out.
+    /// Every item, newest first. Files still being written (`NAME.partial.EXT`,
+    /// `NAME.partial-2.EXT`; the others are hidden until renamed) are left out.
     func items() -> [Item] {
         var seen = Set<String>()
         var found: [Item] = []
         for folder in [photoFolder, videoFolder] where seen.insert(folder.path).inserted {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for name in names where Self.isPlainName(name) && !name.contains(".partial.") {
+            for name in names where Self.isPlainName(name) && !name.contains(".partial.") && !name.contains(".partial-") {
                 guard let url = file(named: name), let item = item(at: url) else { continue }
                 found.append(item)
             }

@@ -22,7 +22,8 @@ struct XDGUserDirectories: Sendable {
             fromFile[pair[0].trimmingCharacters(in: .whitespaces)] = value
         }
         func folder(_ key: String, _ fallback: String) -> URL {
-            guard let value = environment[key] ?? fromFile[key], !value.isEmpty else { return home.appendingPathComponent(fallback) }
+            let set = environment[key].flatMap { $0.isEmpty ? nil : $0 }
+            guard let value = set ?? fromFile[key], !value.isEmpty else { return home.appendingPathComponent(fallback) }
             if value.hasPrefix("$HOME") { return URL(fileURLWithPath: home.path + value.dropFirst(5)) }
             return value.hasPrefix("/") ? URL(fileURLWithPath: value) : home.appendingPathComponent(value)
         }

@@ -198,18 +198,17 @@ final class LiveCamera: @unchecked Sendable {
         }
     }
 
-    /// Waits (at most `timeout`) until the session has handed every output the frames up
-    /// to `uptime` (`DispatchTime.now().uptimeNanoseconds` then) plus `frames` frames.
+    /// Waits (at most `timeout`) until the session has handed the outputs the frame of
+    /// the moment `uptime` (`DispatchTime.now().uptimeNanoseconds` then).
     ///
     /// A loaded machine's capture runs behind the clock; a hold of the record button
-    /// should cover the frames of the moment it was pressed to the moment it was let go,
-    /// not the ones the capture happened to have reached then.
-    func waitUntilCaptured(uptime: UInt64, plusFrames frames: Double, timeout: Double = 0.75) {
-        let frameDuration = 1 / max(1, session.frameRate)
+    /// should start with the frame of the moment it was pressed, not with one the
+    /// capture had not yet caught up with.
+    func waitUntilCaptured(uptime: UInt64, timeout: Double = 0.75) {
         let deadline = Date().addingTimeInterval(timeout)
         caughtUp.withLock {
             guard let offset = clockOffset else { return }
-            let target = Double(uptime) / 1e9 - offset + frames * frameDuration
+            let target = Double(uptime) / 1e9 - offset
             while latestTime < target, caughtUp.wait(until: deadline) {}
         }
     }

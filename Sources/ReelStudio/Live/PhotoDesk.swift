@@ -56,6 +56,8 @@ final class PhotoDesk: @unchecked Sendable {
         let photo = try result.get()
         let url = library.newFile(kind: .photo, prefix: "Photo", extension: photo.fileExtension)
         try photo.write(to: url)
+        // Made now from the picture in memory to save decoding it later; if it fails, the
+        // gallery's request makes it from the file.
         try? library.writeThumbnail(photo.pixelBuffer, for: url)
         guard let item = library.item(at: url) else {
             throw ReelError(.io, "the photo was written but cannot be read back", subject: url.path)

@@ -67,7 +67,7 @@ final class ShortVideoDesk: @unchecked Sendable {
         let pressed = DispatchTime.now().uptimeNanoseconds
         button.lock()
         defer { button.unlock() }
-        camera.waitUntilCaptured(uptime: pressed, plusFrames: 0)
+        camera.waitUntilCaptured(uptime: pressed)
         try recorder.startSegment()
         lock.withLock {
             pressedAt = pressed
@@ -131,6 +131,7 @@ final class ShortVideoDesk: @unchecked Sendable {
             throw ReelError(.io, "cannot move the merged video into the library: \(error.localizedDescription)", subject: url.path)
         }
         recorder.reset()
+        // Ahead of the gallery's request, which makes it again if this fails.
         _ = try? library.thumbnail(for: url)
         guard let item = library.item(at: url) else {
             throw ReelError(.invalidData, "the merged video cannot be read back", subject: url.path)
