@@ -35,6 +35,9 @@ public final class SegmentedRecorder: @unchecked Sendable {
     private let movie = MovieFileOutput()
     private let session: CaptureSession
     private let lock = NSLock()
+    /// Held by start and pause for their whole length, so a release that comes while the
+    /// file is still being opened stops the segment instead of missing it.
+    private let operation = NSLock()
     private let events = DispatchQueue(label: "reel.segmented-recorder.events")
     private var _segments: [Segment] = []
     private var counter = 0
@@ -77,6 +80,8 @@ public final class SegmentedRecorder: @unchecked Sendable {
     /// Starts a segment (the button goes down).
     /// - Throws: ``ReelError`` `.invalidState` while recording or when the limit is reached.
     public func startSegment() throws(ReelError) {
+        operation.lock()
+        defer { operation.unlock() }
         let remaining = remainingDuration
         let url = try lock.locked { () throws(ReelError) -> URL in
             guard recording == nil else { throw ReelError(.invalidState, "a segment is being recorded") }
@@ -101,6 +106,8 @@ public final class SegmentedRecorder: @unchecked Sendable {
 
     /// Ends the segment (the button comes up) once its file is finished.
     public func pauseSegment() {
+        operation.lock()
+        defer { operation.unlock() }
         guard isRecording else { return }
         movie.stopRecording()
         finished.wait()
