@@ -70,3 +70,14 @@ struct CaptureChecks {
         return worst
     }
 }
+
+extension CaptureDevice {
+    /// A virtual camera of the test's own, so that no suite sees another's settings
+    /// (the shared `virtual:camera` keeps its format and controls between uses).
+    static func testCamera(width: Int? = nil, name: String = "Test camera") -> CaptureDevice {
+        let camera = CaptureDevice(uniqueID: "virtual:camera", localizedName: name, deviceType: .camera, position: .back,
+                                   formats: virtualCameraFormats, source: .virtualCamera, capabilities: .all)
+        if let width { camera.activeFormat = camera.formats.first { $0.width == width } }
+        return camera
+    }
+}

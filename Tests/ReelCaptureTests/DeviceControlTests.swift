@@ -129,8 +129,7 @@ import Testing
 
     @Test func deviceAPIChecksSupportAndRanges() throws {
         // A device of its own: other suites change the shared virtual camera's format.
-        let camera = CaptureDevice(uniqueID: "virtual:camera", localizedName: "Test camera", deviceType: .camera, position: .back,
-                                   formats: CaptureDevice.virtualCameraFormats, source: .virtualCamera, capabilities: .all)
+        let camera = CaptureDevice.testCamera()
         #expect(camera.hasTorch && camera.isFocusPointOfInterestSupported && camera.isExposureModeSupported(.custom))
         #expect(camera.maxAvailableVideoZoomFactor == 8)
         func fails(_ code: ReelError.Code, _ body: () throws(ReelError) -> Void) {

@@ -11,9 +11,7 @@ import Testing
         let directory = try Paths.temporaryDirectory("reel-pipeline")
         let session = CaptureSession()
         session.sessionPreset = .low
-        let camera = CaptureDevice(uniqueID: "virtual:camera", localizedName: "Test camera", deviceType: .camera, position: .back,
-                                   formats: CaptureDevice.virtualCameraFormats, source: .virtualCamera, capabilities: .all)
-        camera.activeFormat = camera.formats.first { $0.width == 320 }
+        let camera = CaptureDevice.testCamera(width: 320)
         try session.addInput(try CaptureDeviceInput(device: camera))
         try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         let pipeline = try FilteredCapturePipeline(session: session, filter: try FilterChain(spec: "PhotoEffectMono"))

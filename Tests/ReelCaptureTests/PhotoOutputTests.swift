@@ -28,9 +28,7 @@ import Testing
         let session = CaptureSession()
         session.sessionPreset = .vga640x480
         // A camera of its own, its exposure held, so that only the flash changes the light.
-        let own = CaptureDevice(uniqueID: "virtual:camera", localizedName: "Reel Virtual Camera", deviceType: .camera,
-                                position: .back, formats: CaptureDevice.virtualCameraFormats, source: .virtualCamera,
-                                capabilities: .all)
+        let own = CaptureDevice.testCamera(name: "Reel Virtual Camera")
         own.exposureMode = .locked
         let camera = try id.map { (id) throws(ReelError) in try CaptureDevice.device(withUniqueID: id) } ?? own
         try session.addInput(try CaptureDeviceInput(device: camera))

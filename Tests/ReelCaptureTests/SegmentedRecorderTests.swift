@@ -14,9 +14,7 @@ import Testing
     func recorder(limit: MediaTime = MediaTime(value: 15, timescale: 1)) throws -> (CaptureSession, SegmentedRecorder) {
         let session = CaptureSession()
         session.sessionPreset = .low
-        let camera = CaptureDevice(uniqueID: "virtual:camera", localizedName: "Test camera", deviceType: .camera, position: .back,
-                                   formats: CaptureDevice.virtualCameraFormats, source: .virtualCamera, capabilities: .all)
-        camera.activeFormat = camera.formats.first { $0.width == 320 }
+        let camera = CaptureDevice.testCamera(width: 320)
         try session.addInput(try CaptureDeviceInput(device: camera))
         try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         let recorder = try SegmentedRecorder(session: session, directory: directory.appendingPathComponent("segments"),

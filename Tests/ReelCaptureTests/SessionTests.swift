@@ -27,9 +27,7 @@ import Testing
     func virtualSession() throws -> (CaptureSession, CaptureDeviceInput) {
         let session = CaptureSession()
         session.sessionPreset = .low
-        let camera = CaptureDevice(uniqueID: "virtual:camera", localizedName: "Test camera", deviceType: .camera, position: .back,
-                                   formats: CaptureDevice.virtualCameraFormats, source: .virtualCamera, capabilities: .all)
-        camera.activeFormat = camera.formats.first { $0.width == 320 }
+        let camera = CaptureDevice.testCamera(width: 320)
         let input = try CaptureDeviceInput(device: camera)
         try session.addInput(input)
         try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
