@@ -31,7 +31,7 @@ import Testing
         }
     }
 
-    @Test(.disabled(if: Sanitizer.slowsRealTime, "the thread sanitizer is too slow for real-time capture to keep every frame"))
+    @Test(.disabled(if: Sanitizer.slowsRealTime, "a sanitizer build is too slow for real-time capture to keep every frame"))
     func recordingHoldsEveryFrameOnceAndKeepsSync() async throws {
         let session = CaptureSession()
         let camera = try CaptureDevice.device(withUniqueID: "virtual:camera")

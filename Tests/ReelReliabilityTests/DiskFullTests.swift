@@ -7,13 +7,15 @@ import Testing
 @Suite(.enabled(if: SmallDisk.canMount, "mounting a small tmpfs needs root"))
 struct DiskFullTests {
     @Test func aRecordingStopsWithOneLineAndKeepsWhatItWrote() throws {
-        let disk = try SmallDisk(kilobytes: 256)
+        // The virtual camera's picture compresses to about 20 kB a second: full in some 15 s.
+        let disk = try SmallDisk(kilobytes: 320)
         let out = disk.url.appendingPathComponent("take.mp4")
         let started = Date()
         let result = try ProcessRunner.reel(["record", "--device", "virtual:camera", "--preset", "640x480",
-                                             "--max-duration", "60", "-o", out.path], timeout: 45)
-        #expect(!result.timedOut && !result.crashed)
-        #expect(Date().timeIntervalSince(started) < 30, "it ran on after the disk filled")
+                                             "--max-duration", "120", "-o", out.path], timeout: 60)
+        // Before the fix it recorded on, unwritten, until --max-duration and beyond.
+        #expect(!result.timedOut && !result.crashed, "it ran on after the disk filled")
+        #expect(Date().timeIntervalSince(started) < 40, "it ran on after the disk filled")
         #expect(result.status == 2, "\(result.standardError)")
         let lines = result.standardError.split(separator: "\n")
         #expect(lines.count == 1, "\(result.standardError)")
@@ -22,7 +24,8 @@ struct DiskFullTests {
 
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk.url.path) == ["take.partial.mp4"])
         let partial = disk.url.appendingPathComponent("take.partial.mp4")
-        let frames = try FFprobe.countFrames(partial)
+        let boxes = MP4Boxes.topLevel(try Data(contentsOf: partial)).map { "\($0.type) \($0.size)" }
+        let frames = try #require(try? FFprobe.countFrames(partial), "ffprobe cannot read the kept file; its boxes: \(boxes)")
         #expect(frames >= 15, "only \(frames) frames were kept")
 
         // The kept recording recovers elsewhere; on the full disk, recovery fails cleanly.

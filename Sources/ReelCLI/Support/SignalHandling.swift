@@ -34,7 +34,9 @@ public enum SignalHandling {
                 return
             }
             InProgressFiles.removeAll()
-            exit(128 + number)
+            // _exit, not exit: the work threads are still running, and atexit handlers (static
+            // destructors, LeakSanitizer's check) must not run under them. Output is unbuffered.
+            _exit(128 + number)
         }
     }
 }
