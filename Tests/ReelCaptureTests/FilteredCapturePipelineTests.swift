@@ -36,8 +36,8 @@ import Testing
         let allFiltered = seen.allSatisfy { $0.1 }
         #expect(allFiltered, "every preview frame is filtered")
         let checks = try CaptureChecks(url)
-        let consecutive = checks.countersAreConsecutive
-        #expect(checks.counters.count == frames && consecutive)
+        // (Every-frame continuity is RecordingTests' and the real-time suite's to prove.)
+        #expect(checks.counters.count == frames)
         #expect(Set(checks.counters).isSubset(of: Set(seen.map(\.0))), "the file's frames are the preview's")
         _ = checks.expectSync(frameDuration: 1.0 / 30)
         try pipeline.startRecording(to: directory.appendingPathComponent("second.mp4"))

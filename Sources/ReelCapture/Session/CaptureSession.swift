@@ -165,7 +165,11 @@ public final class CaptureSession: @unchecked Sendable {
         }
         guard let pending else { return }
         if let camera = pending.camera, case .file = camera.source {
-            FileCamera.shared(for: camera)?.prepare(width: pending.frameSize.width, height: pending.frameSize.height)
+            // At the size frames are being made at, which a recording keeps through the switch.
+            let current = videoQueue.sync { pool.map { (width: $0.width, height: $0.height) } }
+            let recording = pending.outputs.contains { ($0 as? MovieFileOutput)?.isRecording == true }
+            let size = recording ? current ?? pending.frameSize : pending.frameSize
+            FileCamera.shared(for: camera)?.prepare(width: size.width, height: size.height)
         }
         lock.withLock {
             committed = pending
