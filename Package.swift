@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
         .target(name: "ReelComposition", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters"],
                 swiftSettings: strict),
-        .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
+        .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict),
 
         // Apps.
