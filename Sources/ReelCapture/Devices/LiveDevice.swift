@@ -146,8 +146,10 @@ extension CaptureDevice.Source {
         let rate = String(Int(frameRate.rounded()))
         switch self {
         case .pulse(let name):
-            return .init(inputFormat: "pulse", url: name, options: ["sample_rate": "48000", "channels": "1"],
-                         mediaType: .audio)
+            // 20 ms fragments (s16 mono): the server's default holds sound back for a second
+            // or more, which a stop would cut off.
+            return .init(inputFormat: "pulse", url: name,
+                         options: ["sample_rate": "48000", "channels": "1", "fragment_size": "1920"], mediaType: .audio)
         case .alsa(let name):
             return .init(inputFormat: "alsa", url: name, options: ["sample_rate": "48000", "channels": "1"],
                          mediaType: .audio)
