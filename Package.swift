@@ -23,6 +23,8 @@ let package = Package(
         ),
 
         .target(name: "CFFmpegShims", dependencies: ["CFFmpeg"]),
+        // The V4L2 kernel interface: videodev2.h's structs, its request numbers and ioctl.
+        .target(name: "CV4L2"),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
@@ -41,7 +43,7 @@ let package = Package(
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
         .target(name: "ReelComposition", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters"],
                 swiftSettings: strict),
-        .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
+        .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAV", "CV4L2", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict),
 
         // Apps.

@@ -7,6 +7,7 @@ extension CaptureDevice {
     /// The live device with `id`, opened once to check it is there; nil for an ID of
     /// another kind.
     static func liveDevice(withUniqueID id: String) throws(ReelError) -> CaptureDevice? {
+        if id.hasPrefix("v4l2:") { return try V4L2Camera.shared(path: String(id.dropFirst(5))).makeDevice() }
         let prefixes: [(String, (String) -> Source)] = [
             ("pulse:", { .pulse(name: $0) }), ("alsa:", { .alsa(name: $0) }), ("x11:", { .x11(display: $0) }),
         ]
@@ -70,6 +71,6 @@ extension CaptureDevice {
                 found.append(device)
             }
         }
-        return found
+        return found + V4L2Camera.discover()
     }
 }

@@ -334,6 +334,15 @@ public final class CaptureSession: @unchecked Sendable {
                 return interrupt(camera, reason: .videoDeviceNotAvailable, error: error)
             }
         case .x11, .v4l2:
+            if let v4l2 = V4L2Camera.shared(for: camera) {
+                let controls = camera.advanceControls(by: 1 / rate, scene: nil)
+                do throws(ReelError) {
+                    try v4l2.apply(controls, frameRate: rate)
+                    if index % 10 == 0 { try v4l2.checkConnected() }
+                } catch {
+                    return interrupt(camera, reason: .videoDeviceNotAvailable, error: error)
+                }
+            }
             guard let live = LiveDevice.shared(for: camera) else { return interrupt(camera, reason: .videoDeviceNotAvailable) }
             if let failure = live.failure { return interrupt(camera, reason: .videoDeviceNotAvailable, error: failure) }
             // Until the device's first picture comes there is nothing to show.
