@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "ReelFiltersTests", dependencies: ["ReelFilters", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCompositionTests", dependencies: ["ReelComposition", "ReelTestSupport", "reel"],
                     swiftSettings: strict),
-        .testTarget(name: "ReelCaptureTests", dependencies: ["ReelCapture", "ReelTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReelCaptureTests", dependencies: ["ReelCapture", "CV4L2", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelStudioTests", dependencies: ["ReelStudio", "ReelHTTP", "CMicroHTTPD", "CMicroHTTPDShims",
                                                             "reel", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),
