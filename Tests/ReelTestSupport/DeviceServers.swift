@@ -9,10 +9,13 @@ public import Foundation
 public final class DeviceServer: @unchecked Sendable {
     private let pid: pid_t
     public let directory: URL
+    /// Files the daemon leaves when killed (Xvfb's lock and socket).
+    private let leftovers: [String]
 
-    private init(pid: pid_t, directory: URL) {
+    private init(pid: pid_t, directory: URL, leftovers: [String] = []) {
         self.pid = pid
         self.directory = directory
+        self.leftovers = leftovers
     }
 
     private static func spawn(_ path: String, _ arguments: [String], environment: [String: String]) throws -> pid_t {
@@ -78,7 +81,8 @@ public final class DeviceServer: @unchecked Sendable {
         let directory = try Paths.temporaryDirectory("reel-xvfb")
         let pid = try spawn("/usr/bin/Xvfb", [":\(display)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp",
                                                "-noreset"], environment: ["PATH": "/usr/bin:/bin"])
-        let server = DeviceServer(pid: pid, directory: directory)
+        let server = DeviceServer(pid: pid, directory: directory,
+                                  leftovers: ["/tmp/.X\(display)-lock", "/tmp/.X11-unix/X\(display)"])
         try server.waitUntil("Xvfb :\(display)") {
             (try? ProcessRunner.run("/usr/bin/xsetroot", ["-display", ":\(display)", "-solid", "black"], timeout: 5))?.status == 0
         }
@@ -113,5 +117,6 @@ public final class DeviceServer: @unchecked Sendable {
             usleep(20_000)
         }
         try? FileManager.default.removeItem(at: directory)
+        for path in leftovers { try? FileManager.default.removeItem(atPath: path) }
     }
 }

@@ -46,8 +46,8 @@ extension CaptureDevice {
     }
 
     /// The PulseAudio sources (with `pulse:default` when a server answers), the ALSA
-    /// capture devices libavdevice lists, and the X11 displays with a socket in
-    /// /tmp/.X11-unix.
+    /// capture devices libavdevice lists for the sound cards there are, the X11 displays with a socket in
+    /// /tmp/.X11-unix and the V4L2 cameras.
     static func discoverLiveDevices() -> [CaptureDevice] {
         var found: [CaptureDevice] = []
         let pulse = LiveInput.sources(inputFormat: "pulse")
@@ -60,7 +60,12 @@ extension CaptureDevice {
             if let device = try? live(id: "pulse:\(source.name)", source: .pulse(name: source.name), name: source.description,
                                       probing: false) { found.append(device) }
         }
-        for source in LiveInput.sources(inputFormat: "alsa") {
+        // ALSA's hints also name every plugin (null, jack, speex…): only cards' devices count,
+        // and only where the kernel has a card at all.
+        let cards = FileManager.default.fileExists(atPath: "/proc/asound/cards")
+            && !((try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8)) ?? "").contains("no soundcards")
+        let alsa = cards ? LiveInput.sources(inputFormat: "alsa") : []
+        for source in alsa where ["default", "sysdefault", "hw:", "plughw:"].contains(where: source.name.hasPrefix) {
             if let device = try? live(id: "alsa:\(source.name)", source: .alsa(name: source.name), name: source.description,
                                       probing: false) { found.append(device) }
         }
