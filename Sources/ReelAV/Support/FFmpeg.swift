@@ -17,6 +17,7 @@ package enum FFmpeg {
 
     private static let devicesRegistered: Bool = {
         avdevice_register_all()
+        reel_alsa_quiet()
         return true
     }()
 
