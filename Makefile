@@ -12,7 +12,7 @@ DEBIAN_PACKAGES := pkg-config \
 	libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev \
 	libavfilter-dev libavdevice-dev ffmpeg libmicrohttpd-dev libpulse-dev linux-libc-dev \
 	chromium chromium-driver python3-selenium bc fontconfig fonts-dejavu-core \
-	pulseaudio pulseaudio-utils xvfb x11-utils libimage-exiftool-perl
+	pulseaudio pulseaudio-utils xvfb x11-utils x11-xserver-utils libimage-exiftool-perl
 
 .PHONY: deps build debug test demo bench clean format fuzz sanitize soak
 

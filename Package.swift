@@ -23,6 +23,8 @@ let package = Package(
         ),
 
         .target(name: "CFFmpegShims", dependencies: ["CFFmpeg"]),
+        // The V4L2 kernel interface: videodev2.h's structs, its request numbers and ioctl.
+        .target(name: "CV4L2"),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
@@ -41,7 +43,7 @@ let package = Package(
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
         .target(name: "ReelComposition", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters"],
                 swiftSettings: strict),
-        .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
+        .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAV", "CV4L2", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict),
 
         // Apps.
@@ -65,7 +67,7 @@ let package = Package(
         .testTarget(name: "ReelFiltersTests", dependencies: ["ReelFilters", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCompositionTests", dependencies: ["ReelComposition", "ReelTestSupport", "reel"],
                     swiftSettings: strict),
-        .testTarget(name: "ReelCaptureTests", dependencies: ["ReelCapture", "ReelTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReelCaptureTests", dependencies: ["ReelCapture", "CV4L2", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelStudioTests", dependencies: ["ReelStudio", "ReelHTTP", "CMicroHTTPD", "CMicroHTTPDShims",
                                                             "reel", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),

@@ -41,3 +41,16 @@ void reel_log_take_last_error(char *buf, size_t size) {
 }
 
 void reel_log_clear(void) { last_error[0] = 0; }
+
+#include <dlfcn.h>
+
+typedef void (*reel_alsa_error_handler)(const char *file, int line, const char *function, int err, const char *fmt, ...);
+
+static void reel_alsa_silent(const char *file, int line, const char *function, int err, const char *fmt, ...) {
+    (void)file; (void)line; (void)function; (void)err; (void)fmt;
+}
+
+void reel_alsa_quiet(void) {
+    void *setter = dlsym(RTLD_DEFAULT, "snd_lib_error_set_handler");
+    if (setter) ((int (*)(reel_alsa_error_handler))setter)(reel_alsa_silent);
+}

@@ -7,9 +7,30 @@ import Testing
         let result = try ProcessRunner.reel(["devices", "--json"])
         #expect(result.status == 0)
         let devices = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
-        #expect(devices.compactMap { $0["id"] as? String } == ["virtual:camera", "virtual:microphone"])
+        // The virtual ones first; then whatever live devices this machine has (an Xvfb a
+        // test started, say).
+        let ids = devices.compactMap { $0["id"] as? String }
+        #expect(Array(ids.prefix(2)) == ["virtual:camera", "virtual:microphone"])
+        #expect(ids.dropFirst(2).allSatisfy { ["pulse:", "alsa:", "x11:", "v4l2:"].contains(where: $0.hasPrefix) }, "\(ids)")
         #expect((devices[0]["formats"] as? [[String: Any]])?.isEmpty == false)
         #expect(devices[0]["position"] as? String == "back" && devices[1]["mediaType"] as? String == "audio")
+    }
+
+    @Test(.disabled(if: DeviceServer.pulseMissing != nil, "needs pulseaudio and pulseaudio-utils (make deps)"))
+    func devicesListsAPulseAudioServersSources() throws {
+        let server = try DeviceServer.pulseAudio(sink: "reelcli")
+        defer { server.stop() }
+        let result = try ProcessRunner.run(Paths.reelBinary.path, ["devices"], timeout: 30,
+                                           environment: ["PULSE_SERVER": server.pulseServer, "HOME": server.directory.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("pulse:default"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("pulse:reelcli.monitor  Monitor of Null Output (audio, unspecified)"),
+                "\(result.standardOutput)")
+        let missing = try ProcessRunner.run(Paths.reelBinary.path, ["record", "-o", "/tmp/never.mp4", "--mic", "alsa:reel_none",
+                                                                    "--max-duration", "1"], timeout: 30)
+        #expect(missing.status != 0)
+        let lines = missing.standardError.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.contains("alsa:reel_none") == true, "\(missing.standardError)")
     }
 
     @Test func recordsForAGivenDurationAndStopsCleanlyOnSIGINT() throws {

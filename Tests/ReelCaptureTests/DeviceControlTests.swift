@@ -179,8 +179,10 @@ import Testing
     @Test func discoveryByTypeAndPosition() {
         #expect(DiscoverySession(deviceTypes: [.camera], position: .back).devices.map(\.uniqueID) == ["virtual:camera"])
         #expect(DiscoverySession(deviceTypes: [.camera], position: .front).devices.isEmpty)
-        #expect(DiscoverySession(deviceTypes: [.camera, .microphone], mediaType: .audio).devices.map(\.uniqueID)
-                    == ["virtual:microphone"])
+        // Real microphones (a PulseAudio server another test started, say) may follow the virtual one.
+        let microphones = DiscoverySession(deviceTypes: [.camera, .microphone], mediaType: .audio).devices
+        #expect(microphones.first?.uniqueID == "virtual:microphone")
+        #expect(microphones.allSatisfy { $0.deviceType == .microphone }, "\(microphones.map(\.uniqueID))")
         #expect(CaptureDevice.authorizationStatus(for: .video) == .authorized)
     }
 

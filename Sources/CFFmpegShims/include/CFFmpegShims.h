@@ -36,4 +36,9 @@ void reel_log_take_last_error(char *buf, size_t size);
 /// Clears the calling thread's last FFmpeg error message.
 void reel_log_clear(void);
 
+/// Stops alsa-lib (loaded with libavdevice) printing its own errors to stderr: FFmpeg
+/// reports the failure, and a command prints one line. Looked up at run time, so Reel
+/// needs no ALSA headers; nothing happens where libasound is not loaded.
+void reel_alsa_quiet(void);
+
 #endif

@@ -35,6 +35,31 @@ package final class Demuxer {
         }
     }
 
+    /// Opens a live device through libavdevice: `name` as the input format (`pulse`,
+    /// `alsa`, `x11grab`, `video4linux2`) gets `url` and the private `options`.
+    /// - Throws: ``ReelError`` with FFmpeg's message, about `subject`.
+    package init(device url: String, inputFormat name: String, options: [String: String], subject: String) throws(ReelError) {
+        FFmpeg.prepare()
+        FFmpeg.registerDevices()
+        FFmpeg.clearLog()
+        guard let format = av_find_input_format(name) else {
+            throw ReelError(.unsupported, "this FFmpeg has no \(name) input", subject: subject, operation: "av_find_input_format")
+        }
+        var dictionary: OpaquePointer?
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        defer { av_dict_free(&dictionary) }
+        var opened: UnsafeMutablePointer<AVFormatContext>?
+        try FFmpeg.check(avformat_open_input(&opened, url, format, &dictionary), "avformat_open_input", subject: subject)
+        guard let context = opened else {
+            throw ReelError(.ffmpeg, "the device could not be opened", subject: subject, operation: "avformat_open_input")
+        }
+        self.context = context
+        path = subject
+        streams = (0..<Int(context.pointee.nb_streams)).compactMap { index in
+            context.pointee.streams[index].map { Self.describe($0, index: index) }
+        }
+    }
+
     deinit {
         var doomed: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&doomed)

@@ -12,6 +12,15 @@ package enum FFmpeg {
         reel_log_install()
     }
 
+    /// `avdevice_register_all()`, once: makes libavdevice's inputs findable by name.
+    package static func registerDevices() { _ = devicesRegistered }
+
+    private static let devicesRegistered: Bool = {
+        avdevice_register_all()
+        reel_alsa_quiet()
+        return true
+    }()
+
     /// `result` when it is not negative; otherwise the error it stands for.
     @discardableResult
     package static func check(_ result: Int32, _ operation: String, subject: String? = nil) throws(ReelError) -> Int32 {

@@ -9,7 +9,9 @@ import ReelFilters
 struct DevicesCommand: Command {
     let spec = CommandSpec(name: "devices", abstract: "List capture devices, their formats and controls.", usage: "[--json]",
                            positionals: 0...0, options: [.flag("json", help: "Print a JSON list.")],
-                           discussion: "file:PATH also works as a camera: it plays the file as a live source, looping.")
+                           discussion: "Lists the virtual devices, PulseAudio sources (pulse:NAME, pulse:default), ALSA capture "
+                           + "devices (alsa:NAME), X11 displays (x11:DISPLAY) and V4L2 cameras (v4l2:/dev/videoN). "
+                           + "file:PATH also works as a camera: it plays the file as a live source, looping.")
 
     struct Entry: Encodable {
         var id: String

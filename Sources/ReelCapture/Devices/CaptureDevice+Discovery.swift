@@ -2,10 +2,15 @@ import Foundation
 public import ReelCore
 
 extension CaptureDevice {
-    /// The device with `id`: `virtual:camera`, `virtual:microphone` or `file:PATH`.
-    /// - Throws: ``ReelError`` `.fileNotFound` naming the ID and listing the devices there are.
+    /// The device with `id`: `virtual:camera`, `virtual:microphone`, `file:PATH`,
+    /// `pulse:NAME` (`pulse:default`), `alsa:NAME` (`alsa:default`), `x11:DISPLAY`
+    /// (`x11::99`) or `v4l2:/dev/videoN`. A live device is opened once here, so that a
+    /// wrong name fails now with the library's own reason.
+    /// - Throws: ``ReelError`` `.fileNotFound` naming the ID and listing the devices there
+    ///   are, or the error opening the live device gave.
     public static func device(withUniqueID id: String) throws(ReelError) -> CaptureDevice {
         if let device = builtIn.first(where: { $0.uniqueID == id }) { return device }
+        if let device = try liveDevice(withUniqueID: id) { return device }
         if id.hasPrefix("file:") {
             let path = String(id.dropFirst(5))
             var isDirectory: ObjCBool = false
@@ -15,7 +20,8 @@ extension CaptureDevice {
             return fileCamera(path: path)
         }
         throw ReelError(.fileNotFound,
-                        "no such device; there are \(builtIn.map(\.uniqueID).joined(separator: ", ")) and file:PATH", subject: id)
+                        "no such device; there are \(builtIn.map(\.uniqueID).joined(separator: ", ")), file:PATH, "
+                        + "pulse:NAME, alsa:NAME, x11:DISPLAY and v4l2:/dev/videoN", subject: id)
     }
 
     /// The default device for a medium: the virtual camera and microphone. `default(for:)`.
@@ -23,8 +29,10 @@ extension CaptureDevice {
         builtIn.first { $0.mediaType == mediaType }
     }
 
-    /// Every device this machine has (file cameras are made on request, so are not listed).
-    public static var devices: [CaptureDevice] { builtIn }
+    /// Every device this machine has: the virtual ones, then the PulseAudio sources, ALSA
+    /// capture devices, X11 displays and V4L2 cameras found now (file cameras are made on
+    /// request, so are not listed).
+    public static var devices: [CaptureDevice] { builtIn + discoverLiveDevices() }
 
     /// The sizes and rates of the virtual camera: small formats reach 240 fps for slow
     /// motion, as phone cameras' do; 4K stops at 30.

@@ -16,7 +16,8 @@ public final class CaptureDevice: @unchecked Sendable {
 
     /// The kind of device. `AVCaptureDevice.DeviceType`.
     public enum DeviceType: String, Sendable, Codable, CaseIterable {
-        /// A camera (`builtInWideAngleCamera`); on Linux every camera is this.
+        /// A camera (`builtInWideAngleCamera`); on Linux every camera is this, and so is a
+        /// screen (`x11:DISPLAY`), which everything reads as a camera.
         case camera
         /// A microphone (`microphone`).
         case microphone
@@ -25,9 +26,17 @@ public final class CaptureDevice: @unchecked Sendable {
     }
 
     /// What produces the device's media.
-    enum Source: Sendable {
+    enum Source: Sendable, Hashable {
         case virtualCamera, virtualMicrophone
         case file(path: String)
+        /// A PulseAudio (or PipeWire-Pulse) source: its name, or `default`.
+        case pulse(name: String)
+        /// An ALSA capture device: `default`, `hw:0`, `plughw:1,0`…
+        case alsa(name: String)
+        /// An X11 display's screen, as x11grab names it (`:99`, `host:0.0`).
+        case x11(display: String)
+        /// A V4L2 camera node.
+        case v4l2(path: String)
     }
 
     /// The controls a device has; what is missing answers `isXSupported == false`.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ReelAsset
+import ReelAV
 public import ReelCore
 public import ReelFilters
 
@@ -68,6 +69,8 @@ public final class CaptureSession: @unchecked Sendable {
     // Owned by the audio queue.
     private var audioStart: UInt64 = 0
     private var nextSample: Int64 = 0
+    /// Whether a live microphone's first sound has been placed on the session clock.
+    private var liveAudioPlaced = false
 
     public init() {}
 
@@ -171,6 +174,11 @@ public final class CaptureSession: @unchecked Sendable {
             let size = recording ? current ?? pending.frameSize : pending.frameSize
             FileCamera.shared(for: camera)?.prepare(width: size.width, height: size.height)
         }
+        let previous = lock.withLock { (committed.camera, committed.microphone, _running) }
+        if previous.2 {
+            if let camera = pending.camera, camera !== previous.0 { startLive(camera) }
+            if let microphone = pending.microphone, microphone !== previous.1 { startLive(microphone) }
+        }
         lock.withLock {
             committed = pending
             staged = nil
@@ -197,6 +205,8 @@ public final class CaptureSession: @unchecked Sendable {
             return committed
         }
         guard let configuration else { return }
+        if let camera = configuration.camera { startLive(camera) }
+        if let microphone = configuration.microphone, microphone !== configuration.camera { startLive(microphone) }
         let now = DispatchTime.now().uptimeNanoseconds
         if let camera = configuration.camera {
             let rate = camera.activeFrameRate
@@ -216,6 +226,7 @@ public final class CaptureSession: @unchecked Sendable {
             audioQueue.sync {
                 audioStart = now
                 nextSample = 0
+                liveAudioPlaced = false
             }
             let timer = DispatchSource.makeTimerSource(queue: audioQueue)
             timer.schedule(deadline: .now(), repeating: .milliseconds(10), leeway: .milliseconds(2))
@@ -224,6 +235,12 @@ public final class CaptureSession: @unchecked Sendable {
             audioTimer = timer
         }
         post(Self.didStartRunningNotification)
+    }
+
+    /// Starts a live device's reader (a microphone, a screen or a V4L2 camera); nothing for the others.
+    private func startLive(_ device: CaptureDevice) {
+        guard let opening = device.source.opening(frameRate: device.activeFrameRate) else { return }
+        LiveDevice.shared(for: device)?.start(opening)
     }
 
     /// Stops the devices and waits for the last frame to be delivered. `stopRunning()`.
@@ -239,6 +256,8 @@ public final class CaptureSession: @unchecked Sendable {
         audioQueue.sync {}
         videoTimer = nil
         audioTimer = nil
+        let devices = lock.withLock { [committed.camera, committed.microphone] }
+        for device in devices.compactMap({ $0 }) { LiveDevice.shared(for: device)?.stop() }
         for output in outputs { output.sessionDidStop() }
         post(Self.didStopRunningNotification)
     }
@@ -318,7 +337,24 @@ public final class CaptureSession: @unchecked Sendable {
             } catch {
                 return interrupt(camera, reason: .videoDeviceNotAvailable, error: error)
             }
-        case .virtualMicrophone:
+        case .x11, .v4l2:
+            if let v4l2 = V4L2Camera.shared(for: camera) {
+                let controls = camera.advanceControls(by: 1 / rate, scene: nil)
+                do throws(ReelError) {
+                    try v4l2.apply(controls, frameRate: rate)
+                    if index % 10 == 0 { try v4l2.checkConnected() }
+                } catch {
+                    return interrupt(camera, reason: .videoDeviceNotAvailable, error: error)
+                }
+            }
+            guard let live = LiveDevice.shared(for: camera) else { return interrupt(camera, reason: .videoDeviceNotAvailable) }
+            if let failure = live.failure { return interrupt(camera, reason: .videoDeviceNotAvailable, error: failure) }
+            // Until the device's first picture comes there is nothing to show.
+            guard let newest = live.newestPicture.picture else { return }
+            do throws(ReelError) { try PixelScaler.scale(newest, into: picture) } catch {
+                return interrupt(camera, reason: .videoDeviceNotAvailable, error: error)
+            }
+        case .virtualMicrophone, .pulse, .alsa:
             return
         }
         var shown = picture
@@ -347,18 +383,22 @@ public final class CaptureSession: @unchecked Sendable {
             return !_interrupted
         }
         guard first else { return }
-        videoTimer?.suspend()
+        let timers = [videoTimer, audioTimer].compactMap { $0 }
+        for timer in timers { timer.suspend() }
         let failure = error ?? ReelError(.io, "the device went away", subject: device.uniqueID)
         for output in outputs { output.sessionWasInterrupted(failure) }
         post(Self.wasInterruptedNotification, userInfo: [Self.interruptionReasonKey: reason.rawValue, Self.errorKey: failure])
         // A suspended source must be resumed before it is cancelled and released.
-        videoTimer?.resume()
-        videoTimer?.cancel()
+        for timer in timers {
+            timer.resume()
+            timer.cancel()
+        }
     }
 
     private func audioTick() {
         let microphone = lock.withLock { committed.microphone }
         guard let microphone else { return }
+        if let live = LiveDevice.shared(for: microphone) { return liveAudioTick(microphone, live) }
         let rate = Int64(VirtualMicrophone.sampleRate)
         let due = Int64(Double(DispatchTime.now().uptimeNanoseconds &- audioStart) / 1e9 * Double(rate))
         while nextSample + 1024 <= due {
@@ -368,6 +408,30 @@ public final class CaptureSession: @unchecked Sendable {
             } else {
                 samples = VirtualMicrophone.samples(start: nextSample, count: 1024)
             }
+            if let buffer = try? AudioBuffer.float(channels: [samples], sampleRate: Int(rate)) {
+                let sample = SampleBuffer(audioBuffer: buffer, presentationTime: MediaTime(value: nextSample, timescale: Int32(rate)))
+                for output in outputs where lock.withLock({ committed.outputs.contains { $0 === output } }) {
+                    output.deliver(sample)
+                }
+            }
+            nextSample += 1024
+        }
+    }
+
+    /// Hands on a live microphone's sound in 1024-sample buffers. The first sound is placed
+    /// on the session clock where it was heard (now, less what has piled up); the rest
+    /// follows on without gaps, as the device's own clock runs.
+    private func liveAudioTick(_ microphone: CaptureDevice, _ live: LiveDevice) {
+        if let failure = live.failure { return interrupt(microphone, reason: .audioDeviceNotAvailable, error: failure) }
+        let rate = Int64(LiveInput.sampleRate)
+        if !liveAudioPlaced {
+            let waiting = Int64(live.bufferedSampleCount)
+            guard waiting > 0 else { return }
+            let heard = Int64(Double(DispatchTime.now().uptimeNanoseconds &- audioStart) / 1e9 * Double(rate))
+            nextSample = max(0, heard - waiting)
+            liveAudioPlaced = true
+        }
+        while let samples = live.takeSamples(1024) {
             if let buffer = try? AudioBuffer.float(channels: [samples], sampleRate: Int(rate)) {
                 let sample = SampleBuffer(audioBuffer: buffer, presentationTime: MediaTime(value: nextSample, timescale: Int32(rate)))
                 for output in outputs where lock.withLock({ committed.outputs.contains { $0 === output } }) {

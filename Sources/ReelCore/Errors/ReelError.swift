@@ -26,6 +26,10 @@ public struct ReelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let diskFull = Code(rawValue: "diskFull")
         public static let outOfMemory = Code(rawValue: "outOfMemory")
         public static let cancelled = Code(rawValue: "cancelled")
+        /// A device another program holds (EBUSY).
+        public static let deviceBusy = Code(rawValue: "deviceBusy")
+        /// A device that is not there any more: unplugged, switched off (ENODEV).
+        public static let deviceNotConnected = Code(rawValue: "deviceNotConnected")
         /// Any other FFmpeg failure; ``ReelError/ffmpegCode`` holds FFmpeg's code.
         public static let ffmpeg = Code(rawValue: "ffmpeg")
 
