@@ -18,6 +18,7 @@ import Testing
     final class Collected: @unchecked Sendable {
         let lock = NSLock()
         var buffers: [SampleBuffer] = []
+        var reasons: [String] = []
         func add(_ sample: SampleBuffer) { lock.withLock { buffers.append(sample) } }
     }
 
@@ -106,6 +107,44 @@ import Testing
         print("pulse tone in the file: \(fileFrequency) Hz, \(fileLength) s long")
         #expect(abs(fileFrequency - 1000) <= 10, "file frequency \(fileFrequency) Hz")
         #expect(abs(fileLength - 1) <= 0.05, "file length \(fileLength) s")
+    }
+
+    @Test(.disabled(if: DeviceServer.pulseMissing != nil, "\(DeviceServer.pulseMissing ?? "")"))
+    func aPulseServerThatGoesAwayInterruptsTheRecording() throws {
+        let server = try DeviceServer.pulseAudio(sink: "reelgone")
+        defer { server.stop() }
+        setenv("PULSE_SERVER", server.pulseServer, 1)
+        defer { unsetenv("PULSE_SERVER") }
+        let session = CaptureSession()
+        let camera = try CaptureDevice.device(withUniqueID: "virtual:camera")
+        camera.activeFormat = camera.formats.first { $0.width == 320 }
+        try session.addInput(try CaptureDeviceInput(device: camera))
+        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "pulse:reelgone.monitor")))
+        session.sessionPreset = .low
+        let movie = MovieFileOutput()
+        try session.addOutput(movie)
+        let reasons = Collected()
+        let observer = NotificationCenter.default.addObserver(forName: CaptureSession.wasInterruptedNotification,
+                                                              object: session, queue: nil) { note in
+            let reason = note.userInfo?[CaptureSession.interruptionReasonKey] as? String ?? "?"
+            let error = (note.userInfo?[CaptureSession.errorKey] as? ReelError)?.description ?? "?"
+            print("pulse gone: \(reason): \(error)")
+            reasons.lock.withLock { reasons.reasons.append(reason) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let url = directory.appendingPathComponent("gone.mp4")
+        let finished = DispatchSemaphore(value: 0)
+        session.startRunning()
+        usleep(300_000)
+        try movie.startRecording(to: url) { _, _ in finished.signal() }
+        usleep(1_200_000)
+        server.stop()
+        #expect(finished.wait(timeout: .now() + 10) == .success, "the recording did not end when the server went away")
+        session.stopRunning()
+        #expect(reasons.lock.withLock { reasons.reasons } == ["audioDeviceNotAvailable"])
+        let frames = try FFprobe.countFrames(url)
+        print("pulse gone: \(frames) frames kept")
+        #expect(frames >= 15, "\(frames) frames")
     }
 
     @Test func aMissingALSADeviceIsOneLine() {
