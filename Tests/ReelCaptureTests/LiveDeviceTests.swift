@@ -18,6 +18,7 @@ import Testing
     final class Collected: @unchecked Sendable {
         let lock = NSLock()
         var buffers: [SampleBuffer] = []
+        var reasons: [String] = []
         func add(_ sample: SampleBuffer) { lock.withLock { buffers.append(sample) } }
     }
 
@@ -45,11 +46,27 @@ import Testing
         let collected = Collected()
         output.setSampleBufferHandler(queue: DispatchQueue(label: "pulse-test")) { collected.add($0) }
         try session.addOutput(output)
+        // And into a file, beside the virtual camera (a movie starts at its first picture).
+        let camera = try CaptureDevice.device(withUniqueID: "virtual:camera")
+        camera.activeFormat = camera.formats.first { $0.width == 320 }
+        try session.addInput(try CaptureDeviceInput(device: camera))
+        session.sessionPreset = .low
+        let movie = MovieFileOutput()
+        try session.addOutput(movie)
+        let url = directory.appendingPathComponent("pulse.mp4")
+        let finished = DispatchSemaphore(value: 0)
         session.startRunning()
-        usleep(500_000)
+        usleep(300_000)
+        try movie.startRecording(to: url) { _, error in
+            #expect(error == nil, "\(String(describing: error))")
+            finished.signal()
+        }
+        usleep(200_000)
         let played = try ProcessRunner.run("/usr/bin/paplay", ["--device=reeltest", tone.path], timeout: 15,
                                            environment: ["PULSE_SERVER": server.pulseServer, "HOME": server.directory.path])
         usleep(500_000)
+        movie.stopRecording()
+        #expect(finished.wait(timeout: .now() + 20) == .success, "the recording did not finish")
         session.stopRunning()
         #expect(played.status == 0, "paplay: \(played.standardError)")
 
@@ -70,6 +87,64 @@ import Testing
         #expect(abs(frequency - 1000) <= 10, "frequency \(frequency) Hz")
         #expect(gaps.isEmpty, "silent gaps inside the tone at samples \(gaps)")
         #expect(abs(length - 1) <= 0.05, "length \(length) s")
+
+        // The file holds the same tone, as ffprobe and a decode see it.
+        let probe = try FFprobe.probe(url)
+        #expect(probe.streams.contains { $0.codecType == "audio" && $0.sampleRate == 48000 && $0.channels == 1 })
+        let asset = try Asset(url: url)
+        let reader = try AssetReader(asset: asset)
+        let audio = AssetReaderTrackOutput(track: try #require(asset.tracks(withMediaType: .audio).first),
+                                           audioSettings: AudioOutputSettings(sampleFormat: .floatPlanar))
+        try reader.add(audio)
+        try reader.startReading()
+        var recorded: [Float] = []
+        while let sample = try audio.copyNextSampleBuffer() { recorded += sample.audioBuffer?.floatSamples(channel: 0) ?? [] }
+        let loudInFile = recorded.indices.filter { abs(recorded[$0]) > 0.1 }
+        let start = try #require(loudInFile.first, "no tone in the file's \(recorded.count) samples")
+        let end = try #require(loudInFile.last)
+        let fileLength = Double(end - start + 1) / 48000
+        let fileFrequency = TestPatterns.frequency(of: Array(recorded[start...end]), sampleRate: 48000)
+        print("pulse tone in the file: \(fileFrequency) Hz, \(fileLength) s long")
+        #expect(abs(fileFrequency - 1000) <= 10, "file frequency \(fileFrequency) Hz")
+        #expect(abs(fileLength - 1) <= 0.05, "file length \(fileLength) s")
+    }
+
+    @Test(.disabled(if: DeviceServer.pulseMissing != nil, "\(DeviceServer.pulseMissing ?? "")"))
+    func aPulseServerThatGoesAwayInterruptsTheRecording() throws {
+        let server = try DeviceServer.pulseAudio(sink: "reelgone")
+        defer { server.stop() }
+        setenv("PULSE_SERVER", server.pulseServer, 1)
+        defer { unsetenv("PULSE_SERVER") }
+        let session = CaptureSession()
+        let camera = try CaptureDevice.device(withUniqueID: "virtual:camera")
+        camera.activeFormat = camera.formats.first { $0.width == 320 }
+        try session.addInput(try CaptureDeviceInput(device: camera))
+        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "pulse:reelgone.monitor")))
+        session.sessionPreset = .low
+        let movie = MovieFileOutput()
+        try session.addOutput(movie)
+        let reasons = Collected()
+        let observer = NotificationCenter.default.addObserver(forName: CaptureSession.wasInterruptedNotification,
+                                                              object: session, queue: nil) { note in
+            let reason = note.userInfo?[CaptureSession.interruptionReasonKey] as? String ?? "?"
+            let error = (note.userInfo?[CaptureSession.errorKey] as? ReelError)?.description ?? "?"
+            print("pulse gone: \(reason): \(error)")
+            reasons.lock.withLock { reasons.reasons.append(reason) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let url = directory.appendingPathComponent("gone.mp4")
+        let finished = DispatchSemaphore(value: 0)
+        session.startRunning()
+        usleep(300_000)
+        try movie.startRecording(to: url) { _, _ in finished.signal() }
+        usleep(1_200_000)
+        server.stop()
+        #expect(finished.wait(timeout: .now() + 10) == .success, "the recording did not end when the server went away")
+        session.stopRunning()
+        #expect(reasons.lock.withLock { reasons.reasons } == ["audioDeviceNotAvailable"])
+        let frames = try FFprobe.countFrames(url)
+        print("pulse gone: \(frames) frames kept")
+        #expect(frames >= 15, "\(frames) frames")
     }
 
     @Test func aMissingALSADeviceIsOneLine() {

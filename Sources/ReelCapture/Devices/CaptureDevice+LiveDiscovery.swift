@@ -24,7 +24,15 @@ extension CaptureDevice {
         guard let opening = source.opening(frameRate: 30) else {
             throw ReelError(.invalidArgument, "not a live device", subject: id)
         }
-        let size = probing || opening.mediaType == .video ? try LiveDevice.probe(opening, id: id) : (width: 0, height: 0)
+        var size = (width: 0, height: 0)
+        if probing || opening.mediaType == .video {
+            do throws(ReelError) { size = try LiveDevice.probe(opening, id: id) } catch {
+                guard error.code == .permissionDenied, case .alsa = source else { throw error }
+                var explained = error
+                explained.message += "; add yourself to the audio group (usermod -aG audio $USER) and log in again"
+                throw explained
+            }
+        }
         switch source {
         case .x11(let display):
             return CaptureDevice(uniqueID: id, localizedName: name ?? "Screen \(display)", deviceType: .camera,

@@ -105,9 +105,11 @@ final class LiveDevice: @unchecked Sendable {
     private func isCurrent(_ current: Int) -> Bool { lock.withLock { running && generation == current } }
 
     private func read(_ opening: Opening, generation current: Int) {
+        var opened = false
         do throws(ReelError) {
             let input = try LiveInput(url: opening.url, inputFormat: opening.inputFormat, options: opening.options,
                                       subject: id, mediaType: opening.mediaType)
+            opened = true
             // At most ten seconds of sound wait for a session that has stopped collecting.
             let limit = LiveInput.sampleRate * 10
             while isCurrent(current) {
@@ -130,7 +132,11 @@ final class LiveDevice: @unchecked Sendable {
             }
             if isCurrent(current) { fail(ReelError(.io, "the device stopped giving media", subject: id), current) }
         } catch {
-            fail(error, current)
+            // A read that fails after the device opened means it went away (unplugged,
+            // the sound server stopped); libavdevice's own words follow.
+            var failure = error
+            if opened { failure.message = "the device went away: \(error.message)" }
+            fail(failure, current)
         }
     }
 
