@@ -100,7 +100,7 @@ import Testing
     func openErrorsSayWhatHappened(errno: Int32, code: ReelError.Code, words: String) throws {
         let fake = FakeUVCDriver()
         fake.openError = errno
-        withFake(fake) { _ in
+        _ = withFake(fake) { _ in
             #expect { try CaptureDevice.device(withUniqueID: "v4l2:/dev/video0") } throws: { error in
                 guard let error = error as? ReelError else { return false }
                 print("v4l2 \(code): \(error)")
