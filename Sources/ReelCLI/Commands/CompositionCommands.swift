@@ -23,16 +23,6 @@ enum CompositionExport {
         return (url, type)
     }
 
-    /// An export of `sequence` with `preset` to `url`.
-    static func session(for sequence: ClipSequence, preset: ExportPreset, to url: URL, type: FileType) -> ExportSession {
-        let session = ExportSession(composition: sequence.composition, preset: preset)
-        session.outputURL = url
-        session.outputFileType = type
-        session.videoComposition = sequence.videoComposition
-        session.audioMix = sequence.audioMix
-        return session
-    }
-
     static func run(_ session: ExportSession, console: Console, json: Bool, label: String) async throws(ReelError) {
         let progress = ProgressReporter(console: console, json: json, total: max(session.composition.duration.seconds, 0.001),
                                         label: label)
@@ -104,7 +94,7 @@ struct MergeCommand: Command {
             assets.append(try Asset(path: path))
         }
         let sequence = try ClipSequence(assets: assets, transitions: [transition], renderSize: size)
-        let session = CompositionExport.session(for: sequence, preset: preset, to: url, type: type)
+        let session = sequence.exportSession(preset: preset, to: url, fileType: type)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "merge")
         return 0
     }
@@ -132,7 +122,7 @@ struct ExportCommand: Command {
             throw ReelError(.invalidArgument, "the output would overwrite the input", subject: input)
         }
         let sequence = try ClipSequence(assets: [try Asset(path: input)])
-        let session = CompositionExport.session(for: sequence, preset: preset, to: url, type: type)
+        let session = sequence.exportSession(preset: preset, to: url, fileType: type)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "export")
         return 0
     }
@@ -185,10 +175,8 @@ struct DemoCommand: Command {
                                       duration: 5, isRemovedOnCompletion: false))
         root.addSublayer(sticker)
         video.animationTool = root
-        let session = ExportSession(composition: sequence.composition, preset: .preset640x480)
-        session.outputURL = output
+        let session = sequence.exportSession(preset: .preset640x480, to: output, fileType: .mp4)
         session.videoComposition = video
-        session.audioMix = sequence.audioMix
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "demo")
         let sheetURL = output.deletingPathExtension().appendingPathExtension("sheet.png")
         let written = try Asset(url: output)

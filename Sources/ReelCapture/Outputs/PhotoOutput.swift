@@ -10,7 +10,8 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
     /// The mean luma below which `.auto` flash fires.
     static let darkScene = 70.0
     private let lock = NSLock()
-    private var sceneLuma = 128.0
+    private var latestPicture: PixelBuffer?
+    private var previousPicture: PixelBuffer?
 
     public override init() {}
 
@@ -36,7 +37,7 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
         if case .jpeg(let quality) = settings.codec, !(0...1).contains(quality) {
             return completion(.failure(ReelError(.invalidArgument, "JPEG quality \(quality) is outside 0-1")))
         }
-        let fires = settings.flashMode == .on || (settings.flashMode == .auto && lock.withLock { sceneLuma } < Self.darkScene)
+        let fires = settings.flashMode == .on || (settings.flashMode == .auto && sceneLuma < Self.darkScene)
         do throws(ReelError) {
             try session.requestStill(flash: fires) { sample in
                 DispatchQueue.global(qos: .userInitiated).async {
@@ -87,13 +88,24 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
                             data: data)
     }
 
+    /// Keeps the newest picture (a reference, no copy): auto flash meters it only when a
+    /// photo is asked for, not on every frame.
     override func deliver(_ sample: SampleBuffer) {
         guard sample.mediaType == .video, let picture = sample.pixelBuffer else { return }
-        // Cheap enough to do every frame: the coarse grid the subject monitor uses.
-        let grid = SubjectAreaMonitor.grid(of: picture)
-        let mean = grid.reduce(0, +) / Double(max(grid.count, 1))
-        // A flash frame says nothing about how dark the scene is.
-        guard mean < 225 else { return }
-        lock.withLock { sceneLuma = sceneLuma * 0.7 + mean * 0.3 }
+        lock.withLock {
+            previousPicture = latestPicture
+            latestPicture = picture
+        }
+    }
+
+    /// The mean luma of the scene, from the newest picture that is not the camera's own flash.
+    private var sceneLuma: Double {
+        let (latest, previous) = lock.withLock { (latestPicture, previousPicture) }
+        for picture in [latest, previous].compactMap({ $0 }) {
+            let grid = SubjectAreaMonitor.grid(of: picture)
+            let mean = grid.reduce(0, +) / Double(max(grid.count, 1))
+            if mean < 225 { return mean }
+        }
+        return 128
     }
 }

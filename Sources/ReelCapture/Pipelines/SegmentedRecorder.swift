@@ -176,11 +176,7 @@ public final class SegmentedRecorder: @unchecked Sendable {
         var assets: [Asset] = []
         for segment in urls { assets.append(try Asset(url: segment)) }
         let sequence = try ClipSequence(assets: assets)
-        let export = ExportSession(composition: sequence.composition, preset: .highestQuality)
-        export.outputURL = url
-        export.outputFileType = fileType
-        export.videoComposition = sequence.videoComposition
-        export.audioMix = sequence.audioMix
+        let export = sequence.exportSession(preset: .highestQuality, to: url, fileType: fileType)
         try export.exportSynchronously()
         return sequence.composition.duration
     }

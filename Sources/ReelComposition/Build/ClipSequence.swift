@@ -1,3 +1,4 @@
+public import Foundation
 public import ReelAsset
 public import ReelCore
 
@@ -213,5 +214,18 @@ public struct ClipSequence: Sendable {
                 .concatenating(ReelCore.AffineTransform(translationX: size.width / 2, y: size.height / 2))
             to.setTransformRamp(fromStart: small, toEnd: toFit, timeRange: range)
         }
+    }
+}
+
+extension ClipSequence {
+    /// An export of the sequence with `preset` to `url`: its composition, video composition
+    /// and audio mix, as every caller of a sequence sets them up.
+    public func exportSession(preset: ExportPreset, to url: URL, fileType: FileType) -> ExportSession {
+        let session = ExportSession(composition: composition, preset: preset)
+        session.outputURL = url
+        session.outputFileType = fileType
+        session.videoComposition = videoComposition
+        session.audioMix = audioMix
+        return session
     }
 }

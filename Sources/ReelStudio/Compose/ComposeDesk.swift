@@ -81,11 +81,8 @@ final class ComposeDesk: @unchecked Sendable {
             video.animationTool = try stickerLayer(sticker, size: video.renderSize, duration: sequence.composition.duration.seconds)
         }
         let output = library.newFile(kind: .video, prefix: "Composition", extension: "mp4")
-        let export = ExportSession(composition: sequence.composition, preset: preset)
-        export.outputURL = output
-        export.outputFileType = .mp4
+        let export = sequence.exportSession(preset: preset, to: output, fileType: .mp4)
         export.videoComposition = video
-        export.audioMix = sequence.audioMix
         lock.lock()
         if job?.state == .exporting {
             lock.unlock()
