@@ -208,4 +208,23 @@ import Testing
         let bottom = Self.height - 12
         #expect(row(a, y: bottom) != row(b, y: bottom) || row(a, y: bottom - 4) != row(b, y: bottom - 4))
     }
+
+    /// The counter's blocks are white and black, not tinted by the bar under them, so a
+    /// page reading the picture in RGB gets the frame number back (the studio's latency check).
+    @Test func counterReadsInColourOverAnyScene() throws {
+        for frame: Int64 in [5, 0b1010_0110_0101, 40_000] {
+            let picture = try picture(sharpBars, frame: frame)
+            var counter = 0
+            for bit in 0..<VirtualCamera.counterBits {
+                let x = bit * VirtualCamera.blockSize + VirtualCamera.blockSize / 2, y = VirtualCamera.blockSize / 2
+                let luma = Int(picture.element(plane: 0, x: x, y: y)?[0] ?? 0)
+                let cb = Int(picture.element(plane: 1, x: x / 2, y: y / 2)?[0] ?? 0)
+                let cr = Int(picture.element(plane: 2, x: x / 2, y: y / 2)?[0] ?? 0)
+                #expect(cb == 128 && cr == 128, "bit \(bit) of frame \(frame): Cb \(cb), Cr \(cr)")
+                // BT.601 limited range to RGB: grey has R = G = B = 1.164 (Y - 16).
+                if 1.164 * Double(luma - 16) * 3 > 384 { counter |= 1 << bit }
+            }
+            #expect(counter == Int(frame & 0xFFFF))
+        }
+    }
 }

@@ -26,7 +26,27 @@ enum CameraDisplay {
                 }
             }
         }
+        let strip = min(VirtualCamera.counterBits * VirtualCamera.blockSize, picture.width)
+        neutralizeChroma(left: 0, top: 0, width: strip, height: VirtualCamera.blockSize, in: picture)
         drawTimecode(timecode(index, rate: rate), into: picture)
+    }
+
+    /// Greys the colour under a display element, so that white reads as white on any scene
+    /// (the luma alone over a saturated bar comes out tinted, and too dark to read back).
+    private static func neutralizeChroma(left: Int, top: Int, width: Int, height: Int, in picture: PixelBuffer) {
+        guard picture.pixelFormat == .yuv420p, picture.planes.count == 3 else { return }
+        let plane = picture.planes[1]
+        let columns = left / 2..<min(plane.width, (left + width + 1) / 2)
+        let rows = top / 2..<min(plane.height, (top + height + 1) / 2)
+        guard !columns.isEmpty, !rows.isEmpty else { return }
+        for index in 1...2 {
+            picture.withMutablePlane(index) { base, stride in
+                for y in rows {
+                    (base + y * stride + columns.lowerBound).initializeMemory(as: UInt8.self, repeating: 128,
+                                                                             count: columns.count)
+                }
+            }
+        }
     }
 
     static func timecode(_ index: Int64, rate: Double) -> String {
@@ -59,6 +79,7 @@ enum CameraDisplay {
                 }
             }
         }
+        neutralizeChroma(left: margin, top: top, width: glyphs.width * text.count, height: glyphs.height, in: picture)
     }
 
     private static func glyphs(size: Int) -> Glyphs? {
