@@ -5,8 +5,10 @@
 #   2. Export a composition of EXPORT_MINUTES (10) through EXPORT_PRESET (640x480, the seed's
 #      export): the resident memory stays under 300 MB. (Through 1280x720 libx264's medium
 #      preset alone holds about 275 MB of look-ahead frames, as the ffmpeg CLI does too.)
+#   3. Load `reel studio` for STUDIO_SECONDS (120) with 50 preview viewers (fast, slow and
+#      stalled) and API clients (scripts/studio-load.py): no frame dropped, memory bounded.
 # Usage: scripts/soak.sh [REEL_BINARY]; SOAK_PRESET (1280x720), SOAK_WARMUP (60 s) and
-# SOAK_ONLY (record or export) adjust it.
+# SOAK_ONLY (record, export or studio) adjust it.
 set -euo pipefail
 reel=${1:-.build/release/reel}
 minutes=${SOAK_MINUTES:-30}
@@ -31,7 +33,7 @@ sample_rss() {
     done
 }
 
-if [ "$only" != export ]; then
+if [ -z "$only" ] || [ "$only" = record ]; then
     seconds=$((minutes * 60))
     out="$work/soak.mp4"
     echo "soak: recording $minutes min at $preset from virtual:camera and virtual:microphone"
@@ -53,7 +55,7 @@ if [ "$only" != export ]; then
     fi
 fi
 
-if [ "$only" != record ]; then
+if [ -z "$only" ] || [ "$only" = export ]; then
     echo "soak: exporting a $export_minutes min composition through $export_preset"
     # 61 s of 720p with sound, used EXPORT_MINUTES times with 1 s dissolves between: 10 make 601 s.
     ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=1280x720:rate=30:duration=61 \
@@ -75,5 +77,23 @@ PY
     length=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$work/long.mp4")
     echo "soak: export of ${length} s took $(( $(date +%s) - start )) s, peak RSS $((peak / 1024)) MB"
     if [ "$peak" -ge $((300 * 1024)) ]; then echo "soak: FAIL: export peaked at $((peak / 1024)) MB"; failed=1; fi
+fi
+if [ -z "$only" ] || [ "$only" = studio ]; then
+    echo "soak: loading reel studio for ${STUDIO_SECONDS:-120} s"
+    "$reel" studio --port 0 --library "$work/library" > "$work/studio.out" 2>&1 &
+    pid=$!
+    url=""
+    for _ in $(seq 100); do
+        url=$(sed -n 's|^Reel Studio: \(http://[^ ]*\)$|\1|p' "$work/studio.out")
+        [ -n "$url" ] && break
+        sleep 0.1
+    done
+    if [ -z "$url" ]; then
+        echo "soak: reel studio did not start: $(cat "$work/studio.out")"; failed=1
+    else
+        python3 "$(dirname "$0")/studio-load.py" "$url" "$pid" "${STUDIO_SECONDS:-120}" || failed=1
+    fi
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
 fi
 exit $failed
