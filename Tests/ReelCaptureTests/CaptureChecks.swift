@@ -11,6 +11,7 @@ struct CaptureChecks {
     var frameTimes: [Double] = []
     var flashes: [Double] = []
     var clicks: [Double] = []
+    var audioStart: Double?
     var audioEnd = 0.0
 
     init(_ url: URL) throws {
@@ -29,6 +30,7 @@ struct CaptureChecks {
         }
         var last = -10.0
         while let sample = try audio?.copyNextSampleBuffer() {
+            if audioStart == nil { audioStart = sample.presentationTime.seconds }
             audioEnd = max(audioEnd, sample.timeRange.end.seconds)
             for (i, value) in (sample.audioBuffer?.floatSamples(channel: 0) ?? []).enumerated() where abs(value) > 0.3 {
                 let time = sample.presentationTime.seconds + Double(i) / 48000

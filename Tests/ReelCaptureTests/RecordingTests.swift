@@ -69,6 +69,73 @@ import Testing
         _ = checks.expectSync(frameDuration: 1.0 / 30)
     }
 
+    /// Opening an encoder takes tens of milliseconds, many frames at 240 fps; the pictures
+    /// of that moment wait for it, so the file starts with the first frame after the call.
+    @Test func aRecordingStartsWhenAskedNotWhenTheEncoderIsOpen() async throws {
+        let session = CaptureSession()
+        let camera = CaptureDevice.testCamera(width: 640)
+        try camera.setFrameRate(240)
+        try session.addInput(try CaptureDeviceInput(device: camera))
+        session.sessionPreset = .vga640x480
+        let movie = MovieFileOutput()
+        try session.addOutput(movie)
+        let url = directory.appendingPathComponent("prompt.mp4")
+        let finished = AsyncStream<ReelError?>.makeStream()
+        session.startRunning()
+        usleep(500_000)
+        let next = session.deliveredFrames + session.droppedFrames
+        let began = DispatchTime.now().uptimeNanoseconds
+        try movie.startRecording(to: url) { _, error in
+            finished.continuation.yield(error)
+            finished.continuation.finish()
+        }
+        let opening = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e6
+        usleep(1_000_000)
+        movie.stopRecording()
+        session.stopRunning()
+        for await error in finished.stream { #expect(error == nil, "\(String(describing: error))") }
+        let checks = try CaptureChecks(url)
+        let first = try #require(checks.counters.first)
+        print("recording start: the encoder took \(Int(opening)) ms to open; the file starts at frame \(first), asked at \(next)")
+        // The frame being made as the call came may be the first, or the one after.
+        #expect(first >= next - 1 && first <= next + 1, "asked at frame \(next), the file starts at \(first) (opening took \(opening) ms)")
+        let increasing = zip(checks.counters, checks.counters.dropFirst()).allSatisfy { $1 > $0 }
+        #expect(increasing, "\(checks.counterBreaks)")
+    }
+
+    /// The session's clock starts again at zero each run: a recording in the second run
+    /// holds that run's sound only.
+    @Test func aSecondRunRecordsItsOwnSound() async throws {
+        let session = CaptureSession()
+        try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
+        session.sessionPreset = .low
+        let movie = MovieFileOutput()
+        try session.addOutput(movie)
+        session.startRunning()
+        usleep(1_200_000)
+        session.stopRunning()
+        session.startRunning()
+        usleep(300_000)
+        let url = directory.appendingPathComponent("second-run.mp4")
+        let finished = AsyncStream<ReelError?>.makeStream()
+        try movie.startRecording(to: url) { _, error in
+            finished.continuation.yield(error)
+            finished.continuation.finish()
+        }
+        usleep(1_500_000)
+        movie.stopRecording()
+        session.stopRunning()
+        for await error in finished.stream { #expect(error == nil, "\(String(describing: error))") }
+        let checks = try CaptureChecks(url)
+        let audioStart = try #require(checks.audioStart), videoStart = try #require(checks.frameTimes.first)
+        let videoEnd = try #require(checks.frameTimes.last) + 1.0 / 30
+        // The sound starts and ends with the picture, not a second away from it.
+        #expect(abs(audioStart - videoStart) < 0.05, "audio from \(audioStart) s, video from \(videoStart) s")
+        #expect(abs(checks.audioEnd - videoEnd) < 0.1, "audio to \(checks.audioEnd) s, video to \(videoEnd) s")
+        _ = checks.expectSync(frameDuration: 1.0 / 30)
+    }
+
     @Test(.enabled(if: SmallDisk.canMount, "needs root to mount a small tmpfs"))
     func aFullDiskStopsTheRecordingAndKeepsWhatWasWritten() async throws {
         let disk = try SmallDisk(kilobytes: 600)

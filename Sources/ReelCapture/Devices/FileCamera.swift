@@ -151,3 +151,16 @@ final class FileCamera: @unchecked Sendable {
         audio = output
     }
 }
+
+extension FileCamera: FrameSource {
+    func draw(frame index: Int64, at seconds: Double, rate: Double, flash: Bool, of device: CaptureDevice,
+              into picture: PixelBuffer) -> FrameOutcome {
+        let controls = device.advanceControls(by: 1 / rate, scene: nil)
+        do throws(ReelError) {
+            try render(at: seconds, zoom: controls.zoomFactor, into: picture)
+            return .drawn
+        } catch {
+            return .lost(error)
+        }
+    }
+}

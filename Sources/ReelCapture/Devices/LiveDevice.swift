@@ -1,4 +1,5 @@
 import Foundation
+import ReelAsset
 import ReelAV
 import ReelCore
 
@@ -167,5 +168,26 @@ extension CaptureDevice.Source {
         case .virtualCamera, .virtualMicrophone, .file:
             return nil
         }
+    }
+}
+
+extension LiveDevice: FrameSource {
+    /// The newest picture the device's thread has read, scaled to the session's size. A
+    /// V4L2 camera takes the controls first, and is checked for being unplugged.
+    func draw(frame index: Int64, at seconds: Double, rate: Double, flash: Bool, of device: CaptureDevice,
+              into picture: PixelBuffer) -> FrameOutcome {
+        if let v4l2 = V4L2Camera.shared(for: device) {
+            let controls = device.advanceControls(by: 1 / rate, scene: nil)
+            do throws(ReelError) {
+                try v4l2.apply(controls, frameRate: rate)
+                if index % 10 == 0 { try v4l2.checkConnected() }
+            } catch {
+                return .lost(error)
+            }
+        }
+        if let failure { return .lost(failure) }
+        guard let newest = newestPicture.picture else { return .notYet }
+        do throws(ReelError) { try PixelScaler.scale(newest, into: picture) } catch { return .lost(error) }
+        return .drawn
     }
 }

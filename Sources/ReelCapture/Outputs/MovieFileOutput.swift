@@ -67,6 +67,13 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     private var _stopReason: StopReason?
     /// The last half second of audio before the first picture; written once the session has started.
     private var earlyAudio: [SampleBuffer] = []
+    /// The pictures that come while ``startRecording(to:fileType:audio:handlers:)`` opens the
+    /// encoder (10-300 ms); nil when no recording is being opened.
+    private var opening: [SampleBuffer]?
+    /// Those pictures once the writer is ready: the next delivery writes them first.
+    private var waiting: [SampleBuffer] = []
+    /// At most two seconds of pictures wait for an encoder to open.
+    private static let openingLimit = 60
 
     public override init() {}
 
@@ -98,7 +105,44 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     public func startRecording(to url: URL, fileType: FileType = .mp4, audio withAudio: Bool = true,
                                handlers: RecordingHandlers) throws(ReelError) {
         guard let session else { throw ReelError(.invalidState, "add the output to a session first") }
-        guard !isRecording else { throw ReelError(.invalidState, "a recording is under way", subject: url.path) }
+        try lock.locked { () throws(ReelError) -> Void in
+            guard self.writer == nil, opening == nil else {
+                throw ReelError(.invalidState, "a recording is under way", subject: url.path)
+            }
+            // The recording starts now, not once the encoder is open: the pictures of
+            // the next moments wait for it.
+            opening = []
+        }
+        let writer: AssetWriter, video: AssetWriterInput, audio: AssetWriterInput?
+        do throws(ReelError) {
+            (writer, video, audio) = try makeWriter(url: url, fileType: fileType, audio: withAudio, session: session)
+        } catch {
+            lock.withLock { opening = nil }
+            throw error
+        }
+        lock.withLock {
+            self.writer = writer
+            self.video = video
+            self.audio = audio
+            self.url = url
+            self.handlers = handlers
+            waiting = opening ?? []
+            opening = nil
+            firstTime = .invalid
+            endTime = .invalid
+            lastTime = .zero
+            audioEnd = .invalid
+            frames = 0
+            failure = nil
+            stopping = false
+            _stopReason = nil
+        }
+    }
+
+    /// A started writer with a video input at the session's size and rate, and an audio
+    /// input when asked for and the session has a microphone.
+    private func makeWriter(url: URL, fileType: FileType, audio withAudio: Bool, session: CaptureSession)
+        throws(ReelError) -> (AssetWriter, AssetWriterInput, AssetWriterInput?) {
         let (width, height) = session.frameSize
         let writer = try AssetWriter(outputURL: url, fileType: fileType)
         writer.movieFragmentInterval = movieFragmentInterval
@@ -114,21 +158,7 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
             audio = input
         }
         try writer.startWriting()
-        lock.withLock {
-            self.writer = writer
-            self.video = video
-            self.audio = audio
-            self.url = url
-            self.handlers = handlers
-            firstTime = .invalid
-            endTime = .invalid
-            lastTime = .zero
-            audioEnd = .invalid
-            frames = 0
-            failure = nil
-            stopping = false
-            _stopReason = nil
-        }
+        return (writer, video, audio)
     }
 
     /// Ends the recording and finishes the file; `didFinish` follows. `stopRecording()`.
@@ -169,9 +199,18 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
 
     override func deliver(_ sample: SampleBuffer) {
         // While finishing, only the audio that catches up with the last picture is taken.
-        let (writer, video, audio) = lock.withLock { () -> (AssetWriter?, AssetWriterInput?, AssetWriterInput?) in
-            if self.writer == nil, sample.mediaType == .video { return (nil, nil, nil) }
-            return (self.writer ?? finishing, self.video, self.audio)
+        let (writer, video, audio, pictures) = lock.withLock {
+            () -> (AssetWriter?, AssetWriterInput?, AssetWriterInput?, [SampleBuffer]) in
+            if self.writer == nil, sample.mediaType == .video {
+                if opening != nil {
+                    opening?.append(sample)
+                    if let count = opening?.count, count > Self.openingLimit { opening?.removeFirst() }
+                }
+                return (nil, nil, nil, [])
+            }
+            guard sample.mediaType == .video else { return (self.writer ?? finishing, self.video, self.audio, []) }
+            defer { waiting = [] }
+            return (self.writer ?? finishing, self.video, self.audio, waiting + [sample])
         }
         guard let writer else {
             // Keep the last moments of sound even before a recording: the first picture
@@ -181,13 +220,15 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         }
         do throws(ReelError) {
             if sample.mediaType == .video {
-                // A frame past the end (the camera may have skipped ahead past it) ends the
-                // recording as surely as the frame that reaches it.
-                guard try startSessionIfNeeded(at: sample, writer: writer, audio: audio) else {
-                    return stopSoon(.maximumDurationReached)
+                for picture in pictures {
+                    // A frame past the end (the camera may have skipped ahead past it) ends the
+                    // recording as surely as the frame that reaches it.
+                    guard try startSessionIfNeeded(at: picture, writer: writer, audio: audio) else {
+                        return stopSoon(.maximumDurationReached)
+                    }
+                    try video?.append(picture)
+                    checkLimits()
                 }
-                try video?.append(sample)
-                checkLimits()
             } else if let audio {
                 audioOrder.lock()
                 defer { audioOrder.unlock() }
@@ -272,7 +313,12 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         if first { DispatchQueue.global().async { [self] in finish(reason) } }
     }
 
-    override func sessionDidStop() { if isRecording { stopRecording() } }
+    override func sessionDidStop() {
+        if isRecording { stopRecording() }
+        // The session's clock starts again at zero when it runs again: old sound would
+        // land in the next recording.
+        lock.withLock { earlyAudio = [] }
+    }
 
     override func sessionWasInterrupted(_ error: ReelError) {
         guard isRecording else { return }

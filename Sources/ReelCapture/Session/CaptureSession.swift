@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import ReelAsset
 import ReelAV
 public import ReelCore
 public import ReelFilters
@@ -317,45 +316,17 @@ public final class CaptureSession: @unchecked Sendable {
             defer { stillRequests = [] }
             return stillRequests
         }
+        guard let source = camera.frameSource else {
+            return camera.hasMediaType(.video) ? interrupt(camera, reason: .videoDeviceNotAvailable) : ()
+        }
         let picture = pool.makePixelBuffer()
-        let rate = clock.rate
-        switch camera.source {
-        case .virtualCamera:
-            let scene = VirtualCamera(frame: index, rate: rate, width: width, height: height, zoom: camera.videoZoomFactor)
-            var controls = camera.advanceControls(by: 1 / rate, scene: scene)
-            if stills.contains(where: \.flash) {
-                controls.torchMode = .on
-                controls.torchLevel = 1
-            }
-            VirtualCamera(frame: index, rate: rate, width: width, height: height, zoom: controls.zoomFactor)
-                .render(into: picture, controls: controls)
-        case .file:
-            let controls = camera.advanceControls(by: 1 / rate, scene: nil)
-            guard let source = FileCamera.shared(for: camera) else { return interrupt(camera, reason: .videoDeviceNotAvailable) }
-            do throws(ReelError) {
-                try source.render(at: clock.seconds(of: index), zoom: controls.zoomFactor, into: picture)
-            } catch {
-                return interrupt(camera, reason: .videoDeviceNotAvailable, error: error)
-            }
-        case .x11, .v4l2:
-            if let v4l2 = V4L2Camera.shared(for: camera) {
-                let controls = camera.advanceControls(by: 1 / rate, scene: nil)
-                do throws(ReelError) {
-                    try v4l2.apply(controls, frameRate: rate)
-                    if index % 10 == 0 { try v4l2.checkConnected() }
-                } catch {
-                    return interrupt(camera, reason: .videoDeviceNotAvailable, error: error)
-                }
-            }
-            guard let live = LiveDevice.shared(for: camera) else { return interrupt(camera, reason: .videoDeviceNotAvailable) }
-            if let failure = live.failure { return interrupt(camera, reason: .videoDeviceNotAvailable, error: failure) }
-            // Until the device's first picture comes there is nothing to show.
-            guard let newest = live.newestPicture.picture else { return }
-            do throws(ReelError) { try PixelScaler.scale(newest, into: picture) } catch {
-                return interrupt(camera, reason: .videoDeviceNotAvailable, error: error)
-            }
-        case .virtualMicrophone, .pulse, .alsa:
-            return
+        switch source.draw(frame: index, at: clock.seconds(of: index), rate: clock.rate, flash: stills.contains(where: \.flash),
+                           of: camera, into: picture) {
+        case .drawn: break
+        case .notYet:
+            // A photo asked for waits for the first picture.
+            return lock.withLock { stillRequests = stills + stillRequests }
+        case .lost(let error): return interrupt(camera, reason: .videoDeviceNotAvailable, error: error)
         }
         var shown = picture
         if let filter {
