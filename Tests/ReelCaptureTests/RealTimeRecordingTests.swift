@@ -4,7 +4,8 @@ import Testing
 
 /// Recording at a camera's pace, with the optimised binary. `make test` runs this suite on
 /// its own after the others, so that they do not take its CPU.
-@Suite(.enabled(if: Paths.releaseReelBinary != nil, Comment(rawValue: Paths.releaseBinaryMissing)))
+@Suite(.enabled(if: Paths.releaseReelBinary != nil, Comment(rawValue: Paths.releaseBinaryMissing)),
+       .disabled(if: Sanitizer.slowsRealTime, "it runs the optimised binary, which no sanitizer instruments"))
 struct RealTimeRecordingTests {
     @Test func twentySecondsAt720pWithAFilterHoldEveryFrameOnceAndInSync() throws {
         let directory = try Paths.temporaryDirectory("reel-realtime")

@@ -57,7 +57,11 @@ import Testing
         if packets.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "0" { return [] }
         let result = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0",
                                                       "-f", "framemd5", "-"])
-        guard result.status == 0 else { throw TestFailure("framemd5 \(url.path): \(result.standardError)") }
+        guard result.status == 0 else {
+            // Killed while its only fragment was being written: packets listed, none whole.
+            if try FFprobe.countFrames(url) == 0 { return [] }
+            throw TestFailure("framemd5 \(url.path): \(result.standardError)")
+        }
         return result.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }
             .compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces)[...] }
     }
@@ -90,8 +94,10 @@ import Testing
             #expect(probe.streams(ofType: "video").count == 1, "\(label): ffprobe sees no video")
             let hashes = try Self.frameHashes(trial.partial)
             let kept = Double(hashes.count) / Self.frameRate
-            #expect(kept >= trial.alive - Self.fragmentInterval - Self.slack,
-                    "\(label): only \(hashes.count) frames (\(kept) s) survived")
+            expectInRealTime {
+                #expect(kept >= trial.alive - Self.fragmentInterval - Self.slack,
+                        "\(label): only \(hashes.count) frames (\(kept) s) survived")
+            }
             #expect(kept <= trial.alive + 0.1, "\(label): \(hashes.count) frames is more than was recorded")
 
             let recover = try ProcessRunner.reel(["recover", trial.partial.path], timeout: 30)

@@ -30,10 +30,12 @@ import Testing
         // 0.4 s apart at 30 fps: about 12 frames later on the camera's own counter (the rates
         // asserted are loose: the machine is shared, and a benchmark is not a test).
         let distinct = try #require(result["distinctFramesIn2s"] as? Int)
-        #expect(distinct >= 5, "the page saw \(distinct) different frames in 2 s")
         let latency = try #require(result["latencyMedian"] as? Double)
-        #expect(b > a && b - a <= 90, "counters \(a) then \(b)")
-        #expect(latency > -0.1 && latency < 1, "the page shows frames \(latency) s behind the capture")
+        expectInRealTime {
+            #expect(distinct >= 5, "the page saw \(distinct) different frames in 2 s")
+            #expect(b > a && b - a <= 90, "counters \(a) then \(b)")
+            #expect(latency > -0.1 && latency < 1, "the page shows frames \(latency) s behind the capture")
+        }
         print("studio preview: \(distinct) distinct frames in 2 s in the page, median latency \(Int(latency * 1000)) ms")
         #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "\(result)")
     }

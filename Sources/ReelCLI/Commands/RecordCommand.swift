@@ -40,11 +40,17 @@ struct RecordCommand: Command {
         let done = AsyncStream<ReelError?>.makeStream()
         let started = Date()
         session.startRunning()
+        // Ctrl-C from here on finishes the file, even while the recording is being opened.
+        let interrupted = Interruption()
+        SignalHandling.onInterrupt {
+            interrupted.happen()
+            movie.stopRecording()
+        }
         try movie.startRecording(to: url, fileType: type) { _, error in
             done.continuation.yield(error)
             done.continuation.finish()
         }
-        SignalHandling.onInterrupt { movie.stopRecording() }
+        if interrupted.happened { movie.stopRecording() }
         // A dispatch source must be resumed before it is released, so it always runs; it only
         // draws on a terminal.
         let status = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "reel.record.status"))
@@ -79,4 +85,13 @@ struct RecordCommand: Command {
         }
         return 0
     }
+}
+
+/// Whether a Ctrl-C has come, for the moment before the recording it should stop exists.
+private final class Interruption: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var happened: Bool { lock.withLock { value } }
+    func happen() { lock.withLock { value = true } }
 }

@@ -5,9 +5,11 @@ import ReelAsset
 /// Ctrl-C, SIGTERM and SIGHUP remove the files being written (never a destination,
 /// never a kept fragmented recording), then exit as shells expect: 128 + the signal.
 public enum SignalHandling {
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
     private static let lock = NSLock()
     nonisolated(unsafe) private static var interruptHandler: (@Sendable () -> Void)?
+    /// The pipe the C signal handler writes a signal's number to (the self-pipe trick: a
+    /// write is all a signal handler may safely do).
+    nonisolated(unsafe) private static var pipeWriteEnd: Int32 = -1
 
     /// Replaces the default (remove temporary files, exit) for the next signal: `reel record`
     /// stops and finishes its file instead.
@@ -16,13 +18,36 @@ public enum SignalHandling {
     }
 
     /// Call once at start-up, before any work.
+    ///
+    /// Not a dispatch signal source: on Linux libdispatch reads signals through a signalfd,
+    /// which only sees a signal that every thread blocks, and the main thread parked in
+    /// `dispatchMain` unblocks them all, so a Ctrl-C could be taken and lost there (a
+    /// recording told to stop went on). A plain handler runs on whichever thread the
+    /// signal lands on.
     public static func install() {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        pipeWriteEnd = ends[1]
+        let readEnd = ends[0]
+        let reader = Thread {
+            var byte: UInt8 = 0
+            while true {
+                let count = read(readEnd, &byte, 1)
+                if count == 1 { handler(for: Int32(byte))() } else if count < 0, errno == EINTR { continue } else { return }
+            }
+        }
+        reader.name = "reel.signal"
+        reader.start()
         for number in [SIGINT, SIGTERM, SIGHUP] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: DispatchQueue(label: "reel.signal"))
-            source.setEventHandler(handler: Self.handler(for: number))
-            source.resume()
-            sources.append(source)
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(SignalHandling.pipeWriteEnd, &byte, 1)
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
         }
     }
 
