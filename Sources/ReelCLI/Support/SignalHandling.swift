@@ -19,11 +19,10 @@ public enum SignalHandling {
 
     /// Call once at start-up, before any work.
     ///
-    /// Not a dispatch signal source: on Linux libdispatch reads signals through a signalfd,
-    /// which only sees a signal that every thread blocks, and the main thread parked in
-    /// `dispatchMain` unblocks them all, so a Ctrl-C could be taken and lost there (a
-    /// recording told to stop went on). A plain handler runs on whichever thread the
-    /// signal lands on.
+    /// Not a dispatch signal source: those need the signal ignored first, and libdispatch
+    /// installs its own handler a moment later, on its manager thread; a Ctrl-C in that
+    /// moment (seen under load, as a recording began) was lost, and the recording went on.
+    /// A handler installed here, at once, leaves no such moment.
     public static func install() {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return }
