@@ -27,9 +27,10 @@ import Testing
     /// would wake an awaiting sleep, and a hold must be as long as asked.
     @discardableResult
     func hold(_ recorder: SegmentedRecorder, seconds: Double) throws -> Double {
-        try recorder.startSegment()
+        // From the press: a segment holds the pictures from then, even while its encoder opens.
         let start = Date()
-        usleep(UInt32(seconds * 1e6))
+        try recorder.startSegment()
+        usleep(UInt32(max(0, seconds - Date().timeIntervalSince(start)) * 1e6))
         let held = Date().timeIntervalSince(start)
         recorder.pauseSegment()
         return held
