@@ -149,8 +149,9 @@ print(f"studio load: fast viewers {median(fast_rate):.1f} pictures/s median (low
       f"slow viewers {median(slow_rate):.1f}/s")
 print(f"studio load: {len(api_times)} API calls, median {median(api_times) * 1000:.0f} ms, "
       f"p99 {(api_times[int(len(api_times) * 0.99)] if api_times else 0) * 1000:.0f} ms, {len(api_errors)} failed")
+marks = " ".join(f"{t:.0f}s:{kb // 1024}" for t, kb in memory[29::30])
 print(f"studio load: RSS at 20 s {warm[0] // 1024 if warm else 0} MB, peak {max(kb for _, kb in memory) // 1024} MB, "
-      f"growth after warm-up {growth:.1f} MB")
+      f"growth after warm-up {growth:.1f} MB; every 30 s (MB): {marks}")
 failures = []
 if dropped != 0:
     failures.append(f"the capture dropped {dropped} frames")

@@ -7,7 +7,8 @@ import Testing
 
 @Suite struct FilteredCapturePipelineTests {
     /// The seed app's flow: a live filter, swapped mid-recording, on the preview and in the file alike.
-    @Test func previewAndFileGetTheSameFilteredFrames() async throws {
+    @Test(.disabled(if: Sanitizer.slowsRealTime, "real-time capture; a sanitizer build cannot keep its pace"))
+    func previewAndFileGetTheSameFilteredFrames() async throws {
         let directory = try Paths.temporaryDirectory("reel-pipeline")
         let session = CaptureSession()
         session.sessionPreset = .low

@@ -4,7 +4,8 @@ import Testing
 
 /// The pages in headless Chromium against the real `reel studio` on the virtual camera.
 /// One at a time: each drives a browser, and the machine has two cores.
-@Suite(.serialized) struct StudioPageTests {
+@Suite(.serialized, .disabled(if: Sanitizer.slowsRealTime, "the pages run against live capture; a sanitizer build cannot keep its pace"))
+struct StudioPageTests {
     /// Two short clips with sound and a photo, made with the ffmpeg CLI.
     static func makeLibrary() throws -> URL {
         let folder = try Paths.temporaryDirectory("reel-studio-pages")
