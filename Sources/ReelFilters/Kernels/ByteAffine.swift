@@ -108,17 +108,12 @@ extension ByteAffine {
     static func mapRow(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, count: Int, _ map: ByteAffine) {
         let ga = SIMD16<Int16>(repeating: map.gainA), gb = SIMD16<Int16>(repeating: map.gainB)
         let off = SIMD16<Int16>(repeating: map.offset), shift = SIMD16<Int16>(repeating: map.shift)
-        let zero = SIMD16<Int16>()
-        @inline(__always) func lanes(_ x: SIMD16<Int16>) -> SIMD16<Int16> {
-            let below = x &- 16, above = x &- 235
-            let knee = below.replacing(with: zero, where: below .> zero) &+ zero.replacing(with: above, where: above .> zero)
-            return clamped(((x &- 128) &* ga &+ knee &* gb &+ off) &>> shift &+ 128)
-        }
         var x = 0
         while x &+ 32 <= count {
             // Even bytes in the low half of each 16-bit lane, odd bytes in the high half.
             let words = input.loadUnaligned(fromByteOffset: x, as: SIMD16<UInt16>.self)
-            output.storeBytes(of: join(lanes(low(words)), lanes(high(words))), toByteOffset: x, as: SIMD16<UInt16>.self)
+            let even = kneed(low(words), ga, gb, off, shift), odd = kneed(high(words), ga, gb, off, shift)
+            output.storeBytes(of: join(even, odd), toByteOffset: x, as: SIMD16<UInt16>.self)
             x &+= 32
         }
         while x < count {
@@ -157,6 +152,15 @@ extension ByteAffine {
     }
 
     @inline(__always)
+    private static func kneed(_ x: SIMD16<Int16>, _ ga: SIMD16<Int16>, _ gb: SIMD16<Int16>, _ off: SIMD16<Int16>,
+                              _ shift: SIMD16<Int16>) -> SIMD16<Int16> {
+        // min(x − 16, 0) + max(x − 235, 0), by sign masks.
+        let below = x &- 16, above = x &- 235
+        let knee = (below & (below &>> 15)) &+ (above & ~(above &>> 15))
+        return clamped(((x &- 128) &* ga &+ knee &* gb &+ off) &>> shift &+ 128)
+    }
+
+    @inline(__always)
     private static func low(_ words: SIMD16<UInt16>) -> SIMD16<Int16> {
         unsafeBitCast(words & SIMD16<UInt16>(repeating: 0xFF), to: SIMD16<Int16>.self)
     }
@@ -166,12 +170,13 @@ extension ByteAffine {
         unsafeBitCast(words &>> 8, to: SIMD16<Int16>.self)
     }
 
-    /// 0...255, by comparisons the compiler turns into min and max instructions.
+    /// 0...255 by sign masks (plain vector arithmetic; a comparison and select can compile
+    /// to slow mask shuffling).
     @inline(__always)
     private static func clamped(_ v: SIMD16<Int16>) -> SIMD16<Int16> {
-        let zero = SIMD16<Int16>(), top = SIMD16<Int16>(repeating: 255)
-        let floor = zero.replacing(with: v, where: v .> zero)
-        return top.replacing(with: floor, where: floor .< top)
+        let floor = v & ~(v &>> 15)
+        let over = 255 &- floor
+        return floor &+ (over & (over &>> 15))
     }
 
     @inline(__always)

@@ -143,13 +143,16 @@ struct RGBAffine: Sendable {
         unsafeBitCast(v + 8_388_608, to: SIMD8<UInt32>.self) &- 0x4B00_0000
     }
 
-    /// 0...255, written as `v > 0 ? v : 0` and `v < 255 ? v : 255`: the forms that compile
-    /// to single max and min instructions.
+    /// 0...255 on the bit patterns, which order as integers for floats of one sign, by sign
+    /// masks: the compiler turns these into integer max and min instructions, where a
+    /// comparison and select can compile to slow mask shuffling.
     @inline(__always)
     private static func clamped(_ v: SIMD8<Float>) -> SIMD8<Float> {
-        let zero = SIMD8<Float>(), top = SIMD8<Float>(repeating: 255)
-        let floor = zero.replacing(with: v, where: v .> zero)
-        return top.replacing(with: floor, where: floor .< top)
+        let bits = unsafeBitCast(v, to: SIMD8<Int32>.self)
+        let floor = bits & ~(bits &>> 31)
+        let top = SIMD8<Int32>(repeating: Int32(bitPattern: Float(255).bitPattern))
+        let over = floor &- top
+        return unsafeBitCast(top &+ (over & (over &>> 31)), to: SIMD8<Float>.self)
     }
 
     /// The clamped, rounded channel value.
