@@ -52,6 +52,11 @@ import Testing
         // A chain whose clamps bend the chroma map is not a plane: it keeps the tables.
         let bent = try Self.look("ColorControls", ["saturation": 2]).then(try Self.look("ColorControls", ["saturation": 0.5]))
         #expect(bent.chromaPlanes == nil)
+        // Black-and-white looks have one colour per luma level on RGB.
+        for name in ["PhotoEffectMono", "PhotoEffectNoir", "PhotoEffectTonal"] {
+            #expect(try Self.look(name, [:]).rgbKernel(redFirst: true)?.colours != nil, "\(name)")
+        }
+        #expect(try Self.look("PhotoEffectInstant", [:]).rgbKernel(redFirst: true)?.colours == nil)
     }
 
     /// The lanes compute exactly what `value` says, at every row length up to a few vectors.

@@ -203,6 +203,10 @@ extension ColorLook {
             lookBias[0] = line.slopeA * (16 - 128) + line.level
         }
         for (row, plane) in [(1, cbPlane), (2, crPlane)] {
+            if let constant = constantChroma {
+                lookBias[row] = Double(row == 1 ? constant & 0xFF : constant >> 8)
+                continue
+            }
             for byte in 0..<3 { toLook[3 * row + byte] = plane.slopeA * forward[1][byte] + plane.slopeB * forward[2][byte] }
             lookBias[row] = plane.level
         }
@@ -213,16 +217,16 @@ extension ColorLook {
         }
         // Bytes 0, 1, 2 are R, G, B in RGBA and B, G, R in BGRA.
         let order = redFirst ? [0, 1, 2] : [2, 1, 0]
-        var kernel = RGBAffine(
+        // A chroma map that ignores the pixel makes one colour per luma level: then the table
+        // serves even a straight luma curve.
+        let curved = lumaLine == nil || constantChroma != nil
+        return RGBAffine(
             toLook: (0..<3).flatMap { component in order.map { Float(toLook[3 * component + $0]) } },
             lookBias: lookBias.map { Float($0) },
             toRGB: order.flatMap { out in (0..<3).map { Float(toRGB[3 * out + $0]) } },
-            rgbBias: order.map { Float(rgbBias[$0]) })
-        if lumaLine == nil {
-            kernel.luma = luma
-            kernel.lumaWeights = order.map { Float(forward[0][$0] * 65_536) }
-        }
-        return kernel
+            rgbBias: order.map { Float(rgbBias[$0]) },
+            luma: curved ? luma : nil,
+            lumaWeights: curved ? order.map { Float(forward[0][$0] * 65_536) } : [0, 0, 0])
     }
 
     private func mapRGB(_ source: PixelBuffer, _ target: PixelBuffer, _ kernel: RGBAffine) {

@@ -17,6 +17,23 @@ struct RGBAffine: Sendable {
     /// The curve, and the weights of bytes 0, 1, 2 in luma (whole numbers / 65,536).
     var luma: [UInt8]?
     var lumaWeights: [Float] = [0, 0, 0]
+    /// With a curve and a chroma map that ignores the pixel (black-and-white looks), each
+    /// luma level has one result: `colours[Y]`, RGB bytes without alpha.
+    private(set) var colours: [UInt32]?
+
+    init(toLook: [Float], lookBias: [Float], toRGB: [Float], rgbBias: [Float], luma: [UInt8]? = nil,
+         lumaWeights: [Float] = [0, 0, 0]) {
+        self.toLook = toLook
+        self.lookBias = lookBias
+        self.toRGB = toRGB
+        self.rgbBias = rgbBias
+        self.luma = luma
+        self.lumaWeights = lumaWeights
+        if let luma, toLook[3...].allSatisfy({ $0 == 0 }) {
+            let cb = min(max(lookBias[1], 0), 255), cr = min(max(lookBias[2], 0), 255)
+            colours = (0..<256).map { output(Float(luma[$0]), cb, cr) }
+        }
+    }
 
     /// Whether some colour's new luma, Cb or Cr falls outside 0...255 (then they are clamped
     /// one by one). The map is affine, so the cube's eight corners decide.
@@ -45,16 +62,24 @@ struct RGBAffine: Sendable {
                 let y = Self.rounded((w0 * c0 + w1 * c1 + w2 * c2) * (1 / 65_536) + 16) & SIMD8<UInt32>(repeating: 0xFF)
                 scratch.storeBytes(of: y, toByteOffset: 32 * k, as: SIMD8<UInt32>.self)
             }
-            luma.withUnsafeBufferPointer { table in
+            if colours == nil { luma.withUnsafeBufferPointer { table in
                 for x in 0..<(8 * vectors) {
                     let index = Int(scratch.load(fromByteOffset: 4 * x, as: UInt32.self))
                     scratch.storeBytes(of: Int32(table[index]), toByteOffset: 4 * x, as: Int32.self)
                 }
-            }
+            } }
         }
         let curved = luma != nil
         let alpha = SIMD8<UInt32>(repeating: 0xFF00_0000)
-        if clamps {
+        if let colours {
+            colours.withUnsafeBufferPointer { table in
+                for x in 0..<(8 * vectors) {
+                    let y = Int(scratch.load(fromByteOffset: 4 * x, as: UInt32.self))
+                    let p = input.load(fromByteOffset: 4 * x, as: UInt32.self)
+                    output.storeBytes(of: table[y] | p & 0xFF00_0000, toByteOffset: 4 * x, as: UInt32.self)
+                }
+            }
+        } else if clamps {
             let t = toLook.map(splat), tb = lookBias.map(splat), r = toRGB.map(splat), rb = rgbBias.map(splat)
             let (t0, t1, t2, t3, t4, t5, t6, t7, t8) = (t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8])
             let (r0, r1, r2, r3, r4, r5, r6, r7, r8) = (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
@@ -120,10 +145,14 @@ struct RGBAffine: Sendable {
             let sum = lumaWeights[0] * c[0] + lumaWeights[1] * c[1] + lumaWeights[2] * c[2]
             y = Float(luma[Int(Self.roundedScalar(sum * (1 / 65_536) + 16) & 0xFF)])
         }
-        let ycc = [y, look(1), look(2)]
-        var packed = p & 0xFF00_0000
+        return output(y, look(1), look(2)) | p & 0xFF00_0000
+    }
+
+    /// RGB bytes from new luma, Cb and Cr levels.
+    private func output(_ y: Float, _ cb: Float, _ cr: Float) -> UInt32 {
+        var packed: UInt32 = 0
         for byte in 0..<3 {
-            let value = toRGB[3 * byte] * ycc[0] + toRGB[3 * byte + 1] * ycc[1] + toRGB[3 * byte + 2] * ycc[2] + rgbBias[byte]
+            let value = toRGB[3 * byte] * y + toRGB[3 * byte + 1] * cb + toRGB[3 * byte + 2] * cr + rgbBias[byte]
             packed |= Self.roundedScalar(min(max(value, 0), 255)) << (8 * UInt32(byte))
         }
         return packed
