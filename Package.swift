@@ -1,10 +1,28 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
 
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+
+/// The filter kernels' SIMD lanes are 8 wide on AVX2, 4 on the x86-64 baseline (SSE2), and
+/// Swift cannot pick per function at run time: so ReelFilters is built for the machine that
+/// builds it when that machine has AVX2 (as this package is always built where it runs).
+/// REEL_PORTABLE=1 builds it for any x86-64.
+let nativeKernels: [SwiftSetting] = {
+    #if os(Linux) && arch(x86_64)
+    guard ProcessInfo.processInfo.environment["REEL_PORTABLE"] == nil,
+          let cpu = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+          let flags = cpu.split(separator: "\n").first(where: { $0.hasPrefix("flags") })?.split(separator: " "),
+          ["avx2", "fma", "bmi2", "movbe", "f16c"].allSatisfy({ flags.contains(Substring($0)) })
+    else { return [] }
+    return [.unsafeFlags(["-target-cpu", "haswell"])]
+    #else
+    return []
+    #endif
+}()
 
 let package = Package(
     name: "Reel",
@@ -44,7 +62,7 @@ let package = Package(
         .target(name: "ReelComposition", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters"],
                 swiftSettings: strict),
         .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAV", "CV4L2", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
-        .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict),
+        .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict + nativeKernels),
 
         // Apps.
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture",

@@ -10,19 +10,18 @@ extension ColorLook {
             throw ReelError(.invalidArgument, "a filter's output must match its input's size and format")
         }
         switch source.pixelFormat {
-        case .yuv420p where separableChroma != nil && constantChroma == nil && !isLumaIdentity:
-            mapPlanarFused(source, target)
         case .yuv420p, .yuv444p:
-            mapLuma(source, target)
-            mapPlanarChroma(source, target)
+            mapPlanar(source, target)
         case .nv12:
             mapLuma(source, target)
             mapInterleavedChroma(source, target)
         case .rgba, .bgra:
             if isLumaIdentity && isChromaIdentity {
                 target.copyPlane(0, from: source)
+            } else if let kernel = rgbKernel(redFirst: source.pixelFormat == .rgba) {
+                mapRGB(source, target, kernel)
             } else {
-                mapRGB(source, target, redFirst: source.pixelFormat == .rgba)
+                mapRGBTables(source, target, redFirst: source.pixelFormat == .rgba)
             }
         default:
             throw ReelError(.unsupported, "colour effects run on yuv420p, nv12, yuv444p, rgba and bgra, not \(source.pixelFormat)")
@@ -75,15 +74,39 @@ extension ColorLook {
         }
     }
 
-    /// yuv420p with a separable chroma map: every plane in one dispatch, each core taking a
-    /// band of luma rows and the chroma rows beside them, so the picture is read once.
-    private func mapPlanarFused(_ source: PixelBuffer, _ target: PixelBuffer) {
-        guard let (cbTable, crTable) = separableChroma else { return }
+    /// How a luma plane's rows are made.
+    private enum LumaKernel {
+        case copy, line(ByteAffine), pairs
+    }
+
+    /// How a chroma row pair (Cb, Cr) is made.
+    private enum ChromaKernel {
+        case copy, fill(UInt8, UInt8), planes(ByteAffine, ByteAffine), separable, table
+    }
+
+    /// yuv420p and yuv444p: every plane in one dispatch, each core taking a band of chroma
+    /// rows and the luma rows beside them, so the picture is read once. Straight-line maps
+    /// are computed in SIMD lanes; other curves go through the tables.
+    private func mapPlanar(_ source: PixelBuffer, _ target: PixelBuffer) {
+        let lumaKernel: LumaKernel = isLumaIdentity ? .copy : lumaLine.map { .line($0) } ?? .pairs
+        let chromaKernel: ChromaKernel
+        if isChromaIdentity {
+            chromaKernel = .copy
+        } else if let constant = constantChroma {
+            chromaKernel = .fill(UInt8(truncatingIfNeeded: constant), UInt8(truncatingIfNeeded: constant >> 8))
+        } else if let (cb, cr) = chromaPlanes {
+            chromaKernel = .planes(cb, cr)
+        } else {
+            chromaKernel = separableChroma == nil ? .table : .separable
+        }
         let lumaWidth = source.planes[0].width, chromaWidth = source.planes[1].width
         let chromaRows = source.planes[1].height, height = source.height
+        let lumaRowsPerChroma = source.pixelFormat == .yuv420p ? 2 : 1
+        let (cbPairs, crPairs) = separableChroma ?? ([], [])
         lumaPairs.withUnsafeBufferPointer { lumaTable in
-        cbTable.withUnsafeBufferPointer { cbPairs in
-        crTable.withUnsafeBufferPointer { crPairs in
+        cbPairs.withUnsafeBufferPointer { cbTable in
+        crPairs.withUnsafeBufferPointer { crTable in
+        chroma.withUnsafeBufferPointer { chromaTable in
         source.withPlane(0) { y, yStride in
         target.withMutablePlane(0) { yOut, yOutStride in
         source.withPlane(1) { cb, cbStride in
@@ -92,71 +115,49 @@ extension ColorLook {
         target.withMutablePlane(2) { crOut, crOutStride in
             ParallelRows.run(rows: chromaRows) { rows in
                 for row in rows {
-                    for lumaRow in (2 * row)..<min(2 * row + 2, height) {
-                        Self.mapRow(y + lumaRow * yStride, yOut + lumaRow * yOutStride, width: lumaWidth, pairs: lumaTable)
+                    let first = lumaRowsPerChroma * row
+                    for lumaRow in first..<min(first + lumaRowsPerChroma, height) {
+                        let i = y + lumaRow * yStride, o = yOut + lumaRow * yOutStride
+                        switch lumaKernel {
+                        case .copy: o.copyMemory(from: i, byteCount: lumaWidth)
+                        case .line(let map): ByteAffine.mapRow(i, o, count: lumaWidth, map)
+                        case .pairs: Self.mapRow(i, o, width: lumaWidth, pairs: lumaTable)
+                        }
                     }
-                    Self.mapRow(cb + row * cbStride, cbOut + row * cbOutStride, width: chromaWidth, pairs: cbPairs)
-                    Self.mapRow(cr + row * crStride, crOut + row * crOutStride, width: chromaWidth, pairs: crPairs)
-                }
-            }
-        }
-        }
-        }
-        }
-        }
-        }
-        }
-        }
-        }
-    }
-
-
-    private func mapPlanarChroma(_ source: PixelBuffer, _ target: PixelBuffer) {
-        let plane = source.planes[1]
-        if isChromaIdentity {
-            target.copyPlane(1, from: source)
-            target.copyPlane(2, from: source)
-            return
-        }
-        if let constant = constantChroma {
-            for (index, value) in [(1, UInt8(truncatingIfNeeded: constant)), (2, UInt8(truncatingIfNeeded: constant >> 8))] {
-                target.withMutablePlane(index) { output, stride in
-                    for row in 0..<plane.height {
-                        (output + row * stride).initializeMemory(as: UInt8.self, repeating: value, count: plane.width)
-                    }
-                }
-            }
-            return
-        }
-        if let (cbPairs, crPairs) = separableChroma {
-            mapPlane(1, source, target, pairs: cbPairs)
-            mapPlane(2, source, target, pairs: crPairs)
-            return
-        }
-        chroma.withUnsafeBufferPointer { table in
-            source.withPlane(1) { cbIn, cbInStride in
-                source.withPlane(2) { crIn, crInStride in
-                    target.withMutablePlane(1) { cbOut, cbOutStride in
-                        target.withMutablePlane(2) { crOut, crOutStride in
-                            ParallelRows.run(rows: plane.height) { rows in
-                            for row in rows {
-                                let u = cbIn + row * cbInStride
-                                let v = crIn + row * crInStride
-                                let uo = cbOut + row * cbOutStride
-                                let vo = crOut + row * crOutStride
-                                for x in 0..<plane.width {
-                                    let key = Int(u.load(fromByteOffset: x, as: UInt8.self))
-                                        | Int(v.load(fromByteOffset: x, as: UInt8.self)) << 8
-                                    let pair = table[key]
-                                    uo.storeBytes(of: UInt8(truncatingIfNeeded: pair), toByteOffset: x, as: UInt8.self)
-                                    vo.storeBytes(of: UInt8(truncatingIfNeeded: pair >> 8), toByteOffset: x, as: UInt8.self)
-                                }
-                            }
-                            }
+                    let u = cb + row * cbStride, v = cr + row * crStride
+                    let uo = cbOut + row * cbOutStride, vo = crOut + row * crOutStride
+                    switch chromaKernel {
+                    case .copy:
+                        uo.copyMemory(from: u, byteCount: chromaWidth)
+                        vo.copyMemory(from: v, byteCount: chromaWidth)
+                    case .fill(let cbValue, let crValue):
+                        uo.initializeMemory(as: UInt8.self, repeating: cbValue, count: chromaWidth)
+                        vo.initializeMemory(as: UInt8.self, repeating: crValue, count: chromaWidth)
+                    case .planes(let cbMap, let crMap):
+                        ByteAffine.mapRows(u, v, uo, vo, count: chromaWidth, cb: cbMap, cr: crMap)
+                    case .separable:
+                        Self.mapRow(u, uo, width: chromaWidth, pairs: cbTable)
+                        Self.mapRow(v, vo, width: chromaWidth, pairs: crTable)
+                    case .table:
+                        for x in 0..<chromaWidth {
+                            let key = Int(u.load(fromByteOffset: x, as: UInt8.self))
+                                | Int(v.load(fromByteOffset: x, as: UInt8.self)) << 8
+                            let pair = chromaTable[key]
+                            uo.storeBytes(of: UInt8(truncatingIfNeeded: pair), toByteOffset: x, as: UInt8.self)
+                            vo.storeBytes(of: UInt8(truncatingIfNeeded: pair >> 8), toByteOffset: x, as: UInt8.self)
                         }
                     }
                 }
             }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
         }
     }
 
@@ -185,7 +186,68 @@ extension ColorLook {
         }
     }
 
-    private func mapRGB(_ source: PixelBuffer, _ target: PixelBuffer, redFirst: Bool) {
+    /// The look as one RGB kernel, when its chroma map is linear (and its luma curve either
+    /// a line or left to the table).
+    func rgbKernel(redFirst: Bool) -> RGBAffine? {
+        guard let (cbPlane, crPlane) = chromaPlanes else { return nil }
+        // Luma − 16, Cb − 128, Cr − 128 from R, G, B: RGBConversion's weights / 65,536.
+        let forward: [[Double]] = [[11_966, 40_254, 4_064], [-6_596, -22_189, 28_784], [28_784, -26_145, -2_639]]
+            .map { $0.map { $0 / 65_536 } }
+        // R, G, B from luma − 16, Cb − 128, Cr − 128.
+        let back: [[Double]] = [[76_309, 0, 117_489], [76_309, -13_975, -34_925], [76_309, 138_438, 0]]
+            .map { $0.map { $0 / 65_536 } }
+        var toLook = [Double](repeating: 0, count: 9), lookBias = [Double](repeating: 0, count: 3)
+        if let line = lumaLine {
+            // New luma = slope·(luma − 128) + level (RGB's luma never reaches the knees).
+            for byte in 0..<3 { toLook[byte] = line.slopeA * forward[0][byte] }
+            lookBias[0] = line.slopeA * (16 - 128) + line.level
+        }
+        for (row, plane) in [(1, cbPlane), (2, crPlane)] {
+            if let constant = constantChroma {
+                lookBias[row] = Double(row == 1 ? constant & 0xFF : constant >> 8)
+                continue
+            }
+            for byte in 0..<3 { toLook[3 * row + byte] = plane.slopeA * forward[1][byte] + plane.slopeB * forward[2][byte] }
+            lookBias[row] = plane.level
+        }
+        var toRGB = [Double](repeating: 0, count: 9), rgbBias = [Double](repeating: 0, count: 3)
+        for out in 0..<3 {
+            for component in 0..<3 { toRGB[3 * out + component] = back[out][component] }
+            rgbBias[out] = -16 * back[out][0] - 128 * (back[out][1] + back[out][2])
+        }
+        // Bytes 0, 1, 2 are R, G, B in RGBA and B, G, R in BGRA.
+        let order = redFirst ? [0, 1, 2] : [2, 1, 0]
+        // A chroma map that ignores the pixel makes one colour per luma level: then the table
+        // serves even a straight luma curve.
+        let curved = lumaLine == nil || constantChroma != nil
+        return RGBAffine(
+            toLook: (0..<3).flatMap { component in order.map { Float(toLook[3 * component + $0]) } },
+            lookBias: lookBias.map { Float($0) },
+            toRGB: order.flatMap { out in (0..<3).map { Float(toRGB[3 * out + $0]) } },
+            rgbBias: order.map { Float(rgbBias[$0]) },
+            luma: curved ? luma : nil,
+            lumaWeights: curved ? order.map { Float(forward[0][$0] * 65_536) } : [0, 0, 0])
+    }
+
+    private func mapRGB(_ source: PixelBuffer, _ target: PixelBuffer, _ kernel: RGBAffine) {
+        let width = source.width, clamps = kernel.clamps
+        source.withPlane(0) { input, inStride in
+            target.withMutablePlane(0) { output, outStride in
+                ParallelRows.run(rows: source.height) { rows in
+                    withUnsafeTemporaryAllocation(byteCount: 4 * width + 32, alignment: 32) { scratch in
+                        guard let base = scratch.baseAddress else { return }
+                        for row in rows {
+                            kernel.mapRow(input + row * inStride, output + row * outStride, count: width, clamps: clamps,
+                                          scratch: base)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The per-pixel reference: RGB to 8-bit YCbCr, both tables, back to RGB.
+    func mapRGBTables(_ source: PixelBuffer, _ target: PixelBuffer, redFirst: Bool) {
         let plane = source.planes[0]
         let (r, b) = redFirst ? (0, 2) : (2, 0)
         luma.withUnsafeBufferPointer { lumaTable in

@@ -29,6 +29,12 @@ public struct ColorLook: Sendable, Equatable {
     /// When Cb' depends on Cb alone and Cr' on Cr alone: tables for two samples at once of each
     /// plane, as for luma. Nil for looks that mix the two (a hue turn).
     public private(set) var separableChroma: (cb: [UInt16], cr: [UInt16])?
+    /// The luma curve as a clamped straight line (with slope-1 footroom and headroom), when
+    /// it is one to within ±1: computed, not looked up.
+    private(set) var lumaLine: ByteAffine?
+    /// The chroma map as two clamped planes over (Cb, Cr), when it is one to within ±1. A
+    /// separable map's Cb line ignores Cr and its Cr line ignores Cb.
+    private(set) var chromaPlanes: (cb: ByteAffine, cr: ByteAffine)?
 
     init(luma: [UInt8], chroma: [UInt16]) {
         self.luma = luma
@@ -65,6 +71,19 @@ public struct ColorLook: Sendable, Equatable {
         } else {
             separableChroma = nil
         }
+        let lumaTable = luma, chromaTable = chroma
+        lumaLine = ByteAffine.fitting({ a, _ in Int(lumaTable[a]) }, inputs: .knee)
+        let cbLine: ByteAffine?, crLine: ByteAffine?
+        if separable {
+            cbLine = ByteAffine.fitting({ a, _ in Int(chromaTable[a | 128 << 8] & 0xFF) }, inputs: .one)
+            crLine = ByteAffine.fitting({ a, _ in Int(chromaTable[128 | a << 8] >> 8) }, inputs: .one)
+                .map { ByteAffine(gainA: 0, gainB: $0.gainA, offset: $0.offset, shift: $0.shift,
+                                  slopeA: 0, slopeB: $0.slopeA, level: $0.level) }
+        } else {
+            cbLine = ByteAffine.fitting({ a, b in Int(chromaTable[a | b << 8] & 0xFF) }, inputs: .two)
+            crLine = ByteAffine.fitting({ a, b in Int(chromaTable[a | b << 8] >> 8) }, inputs: .two)
+        }
+        chromaPlanes = cbLine.flatMap { cb in crLine.map { (cb, $0) } }
     }
 
     public static func == (lhs: ColorLook, rhs: ColorLook) -> Bool {

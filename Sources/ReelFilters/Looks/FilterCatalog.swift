@@ -59,7 +59,7 @@ public enum FilterCatalog {
         Entry(name: "GaussianBlur", summary: "Gaussian blur through libavfilter's gblur (sigma = radius).",
               parameters: [Parameter(name: "radius", defaultValue: 10, range: 0...100, summary: "Standard deviation in pixels.")],
               isColorEffect: false),
-        Entry(name: "ColorCube", summary: "A 3D LUT from an Adobe .cube file, trilinear.",
+        Entry(name: "ColorCube", summary: "A 3D LUT from an Adobe .cube file, tetrahedral interpolation.",
               parameters: [], isColorEffect: false),
     ]
 
