@@ -85,7 +85,7 @@ enum PassthroughExport {
             if !first.transform.isIdentity { try muxer.setDisplayMatrix(first.transform, streamIndex: videoOut) }
             let audioOut = withAudio ? try first.audio.map { (index) throws(ReelError) in
                 try muxer.addStream(copying: first.demuxer, streamIndex: index) } : nil
-            muxer.setMetadata("creation_time", ISO8601DateFormatter().string(from: Date()))
+            muxer.setMetadata("creation_time", Date.ISO8601FormatStyle().format(Date()))
             try muxer.writeHeader(options: optimizeForNetwork && fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
             let packet = try Packet()
             var join = StreamJoin()
