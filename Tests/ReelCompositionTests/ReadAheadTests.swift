@@ -178,4 +178,31 @@ import Testing
         waiting.close()
         #expect(try waiting.next() == nil)
     }
+
+    /// What was taken is the caller's alone: the queue keeps no picture it has handed out, so
+    /// memory stays at `capacity` pictures however long the source runs.
+    @Test func handedOutPicturesAreNotKept() throws {
+        let asset = try clips()[0]
+        let track = try #require(asset.tracks(withMediaType: .video).first)
+        let ahead = ReadAhead(capacity: 4, name: "test") { () throws(ReelError) in
+            let reader = try AssetReader(asset: asset)
+            let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings())
+            try reader.add(output)
+            try reader.startReading()
+            return ReadAhead.Reading(reader: reader, output: output)
+        }
+        defer { ahead.close() }
+        final class Watch { weak var picture: PixelBuffer? }
+        // Taken in a function of its own, so that no temporary of the test outlives it.
+        func take(_ count: Int) throws -> [Watch] {
+            try (0..<count).map { _ in
+                let watch = Watch()
+                watch.picture = try #require(try ahead.next()?.pixelBuffer)
+                return watch
+            }
+        }
+        let watches = try take(60)
+        let alive = watches.indices.filter { watches[$0].picture != nil }
+        #expect(alive.isEmpty, "handed-out pictures \(alive) of 0..<60 are still held")
+    }
 }

@@ -23,7 +23,6 @@ final class ReadAhead: @unchecked Sendable {
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var queue: [SampleBuffer] = []
-    private var head = 0
     private var ended = false
     private var failure: ReelError?
     private var failureReported = false
@@ -55,14 +54,10 @@ final class ReadAhead: @unchecked Sendable {
         if capacity == 0 { return try nextInline() }
         condition.lock()
         defer { condition.unlock() }
-        while head >= queue.count, !ended, failure == nil, !stopped { condition.wait() }
-        if head < queue.count {
-            let sample = queue[head]
-            head += 1
-            if head == queue.count {
-                queue.removeAll(keepingCapacity: true)
-                head = 0
-            }
+        while queue.isEmpty, !ended, failure == nil, !stopped { condition.wait() }
+        if !queue.isEmpty {
+            // At most `capacity` samples wait: shifting them is cheaper than any bookkeeping.
+            let sample = queue.removeFirst()
             condition.broadcast()
             return sample
         }
@@ -83,7 +78,6 @@ final class ReadAhead: @unchecked Sendable {
         condition.lock()
         stopped = true
         queue.removeAll()
-        head = 0
         condition.broadcast()
         while running { condition.wait() }
         condition.unlock()
@@ -118,12 +112,16 @@ final class ReadAhead: @unchecked Sendable {
             reading = opened
             while true {
                 condition.lock()
-                while queue.count - head >= capacity, !stopped { condition.wait() }
+                while queue.count >= capacity, !stopped { condition.wait() }
                 let stop = stopped
                 condition.unlock()
                 if stop { break }
                 let sample = try opened.output.copyNextSampleBuffer()
                 condition.lock()
+                if stopped {
+                    condition.unlock()
+                    break
+                }
                 if let sample { queue.append(sample) } else { ended = true }
                 condition.broadcast()
                 condition.unlock()
