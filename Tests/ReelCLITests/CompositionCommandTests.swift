@@ -106,6 +106,13 @@ import Testing
         let probe = try FFprobe.probe(out)
         #expect(abs((probe.duration ?? 0) - 6) < 0.1)
         #expect(probe.streams(ofType: "audio").first?.codecName == "aac")
+        // The index is in front, written there in the one pass (room kept for it).
+        let boxes = MP4Boxes.topLevel(try Data(contentsOf: out)).map(\.type)
+        #expect((boxes.firstIndex(of: "moov") ?? 99) < (boxes.firstIndex(of: "mdat") ?? -1), "\(boxes)")
+        if BrowserPlayer.available {
+            let report = try BrowserPlayer.play(out)
+            #expect(report.readyState == 4 && report.error == nil && report.currentTimeAfter > report.currentTimeBefore)
+        }
     }
 
     @Test func keepsTheRotationAndRefusesMixedOnes() throws {

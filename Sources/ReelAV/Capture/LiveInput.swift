@@ -77,11 +77,10 @@ package final class LiveInput {
     /// names and descriptions, with the default first. Empty where the input lists none.
     package static func sources(inputFormat: String) -> [(name: String, description: String)] {
         FFmpeg.prepare()
-        FFmpeg.registerDevices()
-        guard let format = av_find_input_format(inputFormat) else { return [] }
+        guard let devices = try? DeviceLibrary.load(), let format = av_find_input_format(inputFormat) else { return [] }
         var list: UnsafeMutablePointer<AVDeviceInfoList>?
-        defer { avdevice_free_list_devices(&list) }
-        guard avdevice_list_input_sources(format, nil, nil, &list) >= 0, let list else { return [] }
+        defer { devices.freeListDevices(&list) }
+        guard devices.listInputSources(format, nil, nil, &list) >= 0, let list else { return [] }
         var found: [(name: String, description: String)] = []
         for index in 0..<Int(list.pointee.nb_devices) {
             guard let info = list.pointee.devices[index], let name = FFmpeg.string(info.pointee.device_name) else { continue }

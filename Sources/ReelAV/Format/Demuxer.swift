@@ -40,7 +40,7 @@ package final class Demuxer {
     /// - Throws: ``ReelError`` with FFmpeg's message, about `subject`.
     package init(device url: String, inputFormat name: String, options: [String: String], subject: String) throws(ReelError) {
         FFmpeg.prepare()
-        FFmpeg.registerDevices()
+        try FFmpeg.registerDevices()
         FFmpeg.clearLog()
         guard let format = av_find_input_format(name) else {
             throw ReelError(.unsupported, "this FFmpeg has no \(name) input", subject: subject, operation: "av_find_input_format")

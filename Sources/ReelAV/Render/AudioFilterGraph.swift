@@ -10,13 +10,16 @@ package final class AudioFilterGraph {
     private let sink: UnsafeMutablePointer<AVFilterContext>
     private let input: Frame
     private let output: Frame
+    private let library: FilterLibrary
     private var samplesIn: Int64 = 0
     package let format: AudioFormat
 
     /// - Parameter description: a chain such as `atempo=0.5,atempo=0.5`.
     package init(description: String, format: AudioFormat) throws(ReelError) {
         FFmpeg.prepare()
-        guard let graph = avfilter_graph_alloc() else {
+        let library = try FilterLibrary.load()
+        self.library = library
+        guard let graph = library.graphAlloc() else {
             throw ReelError(.outOfMemory, "cannot allocate a filter graph", operation: "avfilter_graph_alloc")
         }
         self.graph = graph
@@ -29,14 +32,14 @@ package final class AudioFilterGraph {
             + ":channel_layouts=\(format.channelLayout.name)"
         do throws(ReelError) {
             (source, sink) = try FilterGraphWiring.wire(graph, sourceFilter: "abuffer", arguments: arguments,
-                                                        sinkFilter: "abuffersink", chain: chain, describing: description)
+                                                        sinkFilter: "abuffersink", chain: chain, describing: description, library: library)
         } catch {
-            avfilter_graph_free(&self.graph)
+            library.graphFree(&self.graph)
             throw error
         }
     }
 
-    deinit { avfilter_graph_free(&graph) }
+    deinit { library.graphFree(&graph) }
 
     /// The `atempo` chain that plays audio `rate` times as fast (0.25 is x4 slow), each
     /// stage within the 0.5…100 that the filter takes.
@@ -65,19 +68,19 @@ package final class AudioFilterGraph {
         try input.copyAudio(from: buffer, offset: 0, count: buffer.frameCount)
         input.presentationTimestamp = samplesIn
         samplesIn += Int64(buffer.frameCount)
-        try FFmpeg.check(av_buffersrc_add_frame_flags(source, input.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)),
+        try FFmpeg.check(library.sourceAddFrame(source, input.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)),
                          "av_buffersrc_add_frame_flags")
     }
 
     /// Tells the graph no more audio comes, so that it lets out what it holds.
     package func finish() throws(ReelError) {
-        try FFmpeg.check(av_buffersrc_add_frame_flags(source, nil, 0), "av_buffersrc_add_frame_flags")
+        try FFmpeg.check(library.sourceAddFrame(source, nil, 0), "av_buffersrc_add_frame_flags")
     }
 
     /// What the graph has ready, or nil when it needs more input (or is drained).
     package func pull() throws(ReelError) -> AudioBuffer? {
         output.reset()
-        let result = av_buffersink_get_frame(sink, output.pointer)
+        let result = library.sinkGetFrame(sink, output.pointer)
         if result == FFmpeg.again || result == FFmpeg.endOfFile { return nil }
         try FFmpeg.check(result, "av_buffersink_get_frame")
         return try output.audioBuffer()

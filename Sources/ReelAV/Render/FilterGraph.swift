@@ -10,6 +10,7 @@ package final class FilterGraph {
     private let sink: UnsafeMutablePointer<AVFilterContext>
     private let input: Frame
     private let output: Frame
+    private let library: FilterLibrary
     private let scaler = Scaler()
     private var pts: Int64 = 0
     package let width: Int
@@ -19,7 +20,9 @@ package final class FilterGraph {
     /// - Parameter description: a filter chain in FFmpeg's syntax, such as `gblur=sigma=4`.
     package init(description: String, width: Int, height: Int, pixelFormat: PixelFormat) throws(ReelError) {
         FFmpeg.prepare()
-        guard let graph = avfilter_graph_alloc() else {
+        let library = try FilterLibrary.load()
+        self.library = library
+        guard let graph = library.graphAlloc() else {
             throw ReelError(.outOfMemory, "cannot allocate a filter graph", operation: "avfilter_graph_alloc")
         }
         self.graph = graph
@@ -32,14 +35,14 @@ package final class FilterGraph {
         do throws(ReelError) {
             (source, sink) = try FilterGraphWiring.wire(graph, sourceFilter: "buffer", arguments: arguments,
                                                         sinkFilter: "buffersink", chain: "\(description),format=\(pixelFormat.rawValue)",
-                                                        describing: description)
+                                                        describing: description, library: library)
         } catch {
-            avfilter_graph_free(&self.graph)
+            library.graphFree(&self.graph)
             throw error
         }
     }
 
-    deinit { avfilter_graph_free(&graph) }
+    deinit { library.graphFree(&graph) }
 
     /// Runs `picture` through the graph into `target` (same size and format).
     package func process(_ picture: PixelBuffer, into target: PixelBuffer) throws(ReelError) {
@@ -47,10 +50,10 @@ package final class FilterGraph {
         try scaler.convert(picture, into: input)
         input.presentationTimestamp = pts
         pts += 1
-        try FFmpeg.check(av_buffersrc_add_frame_flags(source, input.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)),
+        try FFmpeg.check(library.sourceAddFrame(source, input.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)),
                          "av_buffersrc_add_frame_flags")
         output.reset()
-        try FFmpeg.check(av_buffersink_get_frame(sink, output.pointer), "av_buffersink_get_frame")
+        try FFmpeg.check(library.sinkGetFrame(sink, output.pointer), "av_buffersink_get_frame")
         try scaler.convert(output, into: target)
     }
 }

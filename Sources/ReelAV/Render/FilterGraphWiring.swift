@@ -10,21 +10,22 @@ enum FilterGraphWiring {
     /// Wires `chain` between a `sourceFilter` (`buffer` or `abuffer`, with `arguments`) and a
     /// `sinkFilter` (`buffersink` or `abuffersink`) in `graph`, and configures the graph.
     static func wire(_ graph: UnsafeMutablePointer<AVFilterGraph>, sourceFilter: String, arguments: String,
-                     sinkFilter: String, chain: String, describing description: String) throws(ReelError) -> Ends {
+                     sinkFilter: String, chain: String, describing description: String,
+                     library: FilterLibrary) throws(ReelError) -> Ends {
         var created: UnsafeMutablePointer<AVFilterContext>?
-        try FFmpeg.check(avfilter_graph_create_filter(&created, avfilter_get_by_name(sourceFilter), "in", arguments, nil, graph),
+        try FFmpeg.check(library.graphCreateFilter(&created, library.getByName(sourceFilter), "in", arguments, nil, graph),
                          "avfilter_graph_create_filter \(sourceFilter)")
         guard let source = created else { throw ReelError(.ffmpeg, "no \(sourceFilter) source") }
         var sinkContext: UnsafeMutablePointer<AVFilterContext>?
-        try FFmpeg.check(avfilter_graph_create_filter(&sinkContext, avfilter_get_by_name(sinkFilter), "out", nil, nil, graph),
+        try FFmpeg.check(library.graphCreateFilter(&sinkContext, library.getByName(sinkFilter), "out", nil, nil, graph),
                          "avfilter_graph_create_filter \(sinkFilter)")
         guard let sink = sinkContext else { throw ReelError(.ffmpeg, "no \(sinkFilter) sink") }
         // avfilter_graph_parse_ptr takes these lists and leaves behind what it did not use;
         // what is left in the variables afterwards is ours to free.
-        var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
+        var outputs = library.inOutAlloc(), inputs = library.inOutAlloc()
         defer {
-            avfilter_inout_free(&outputs)
-            avfilter_inout_free(&inputs)
+            library.inOutFree(&outputs)
+            library.inOutFree(&inputs)
         }
         guard let outputPad = outputs, let inputPad = inputs else {
             throw ReelError(.outOfMemory, "cannot allocate filter pads")
@@ -33,9 +34,9 @@ enum FilterGraphWiring {
         outputPad.pointee.filter_ctx = source
         inputPad.pointee.name = av_strdup("out")
         inputPad.pointee.filter_ctx = sink
-        try FFmpeg.check(avfilter_graph_parse_ptr(graph, chain, &inputs, &outputs, nil),
+        try FFmpeg.check(library.graphParse(graph, chain, &inputs, &outputs, nil),
                          "avfilter_graph_parse_ptr '\(description)'")
-        try FFmpeg.check(avfilter_graph_config(graph, nil), "avfilter_graph_config")
+        try FFmpeg.check(library.graphConfig(graph, nil), "avfilter_graph_config")
         return (source, sink)
     }
 }

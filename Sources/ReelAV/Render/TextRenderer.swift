@@ -12,43 +12,44 @@ package enum TextRenderer {
     package static func render(_ text: String, width: Int, height: Int, fontSize: Int, color: String = "white",
                                font: String = "DejaVu Sans", x: Int = 0, y: Int = 0) throws(ReelError) -> PixelBuffer {
         FFmpeg.prepare()
-        guard let graph = avfilter_graph_alloc() else {
+        let library = try FilterLibrary.load()
+        guard let graph = library.graphAlloc() else {
             throw ReelError(.outOfMemory, "cannot allocate a filter graph", operation: "avfilter_graph_alloc")
         }
         defer {
             var doomed: UnsafeMutablePointer<AVFilterGraph>? = graph
-            avfilter_graph_free(&doomed)
+            library.graphFree(&doomed)
         }
-        let source = try filter("color", in: graph, options: [
+        let source = try filter("color", in: graph, library: library, options: [
             "color": "black@0.0", "size": "\(width)x\(height)", "rate": "1", "duration": "1"])
-        let format = try filter("format", in: graph, options: ["pix_fmts": "rgba"])
-        let draw = try filter("drawtext", in: graph, options: [
+        let format = try filter("format", in: graph, library: library, options: ["pix_fmts": "rgba"])
+        let draw = try filter("drawtext", in: graph, library: library, options: [
             "text": text, "font": font, "fontsize": String(fontSize), "fontcolor": color,
             "x": String(x), "y": String(y), "expansion": "none"])
-        let sink = try filter("buffersink", in: graph, options: [:])
-        try FFmpeg.check(avfilter_link(source, 0, format, 0), "avfilter_link")
-        try FFmpeg.check(avfilter_link(format, 0, draw, 0), "avfilter_link")
-        try FFmpeg.check(avfilter_link(draw, 0, sink, 0), "avfilter_link")
-        try FFmpeg.check(avfilter_graph_config(graph, nil), "avfilter_graph_config")
+        let sink = try filter("buffersink", in: graph, library: library, options: [:])
+        try FFmpeg.check(library.link(source, 0, format, 0), "avfilter_link")
+        try FFmpeg.check(library.link(format, 0, draw, 0), "avfilter_link")
+        try FFmpeg.check(library.link(draw, 0, sink, 0), "avfilter_link")
+        try FFmpeg.check(library.graphConfig(graph, nil), "avfilter_graph_config")
         let frame = try Frame()
-        try FFmpeg.check(av_buffersink_get_frame(sink, frame.pointer), "av_buffersink_get_frame")
+        try FFmpeg.check(library.sinkGetFrame(sink, frame.pointer), "av_buffersink_get_frame")
         let picture = try PixelBuffer(width: width, height: height, pixelFormat: .rgba)
         try Scaler().convert(frame, into: picture)
         return picture
     }
 
-    private static func filter(_ name: String, in graph: UnsafeMutablePointer<AVFilterGraph>,
+    private static func filter(_ name: String, in graph: UnsafeMutablePointer<AVFilterGraph>, library: FilterLibrary,
                                options: [String: String]) throws(ReelError) -> UnsafeMutablePointer<AVFilterContext> {
-        guard let definition = avfilter_get_by_name(name) else {
+        guard let definition = library.getByName(name) else {
             throw ReelError(.unsupported, "this FFmpeg has no '\(name)' filter", operation: "avfilter_get_by_name")
         }
-        guard let context = avfilter_graph_alloc_filter(graph, definition, name) else {
+        guard let context = library.graphAllocFilter(graph, definition, name) else {
             throw ReelError(.outOfMemory, "cannot allocate the \(name) filter", operation: "avfilter_graph_alloc_filter")
         }
         for (key, value) in options.sorted(by: { $0.key < $1.key }) {
             try FFmpeg.check(av_opt_set(context, key, value, AV_OPT_SEARCH_CHILDREN), "av_opt_set \(name).\(key)")
         }
-        try FFmpeg.check(avfilter_init_str(context, nil), "avfilter_init_str \(name)")
+        try FFmpeg.check(library.initString(context, nil), "avfilter_init_str \(name)")
         return context
     }
 }

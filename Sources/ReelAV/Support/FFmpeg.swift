@@ -12,14 +12,9 @@ package enum FFmpeg {
         reel_log_install()
     }
 
-    /// `avdevice_register_all()`, once: makes libavdevice's inputs findable by name.
-    package static func registerDevices() { _ = devicesRegistered }
-
-    private static let devicesRegistered: Bool = {
-        avdevice_register_all()
-        reel_alsa_quiet()
-        return true
-    }()
+    /// Loads libavdevice, once, which registers its inputs: makes them findable by name.
+    /// - Throws: ``ReelError`` `.unsupported` when libavdevice cannot be loaded.
+    package static func registerDevices() throws(ReelError) { _ = try DeviceLibrary.load() }
 
     /// `result` when it is not negative; otherwise the error it stands for.
     @discardableResult

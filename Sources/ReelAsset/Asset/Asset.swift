@@ -25,9 +25,27 @@ public final class Asset: Sendable {
     /// - Throws: ``ReelError`` naming the file and the cause: `.fileNotFound`,
     ///   `.isDirectory`, `.emptyFile`, `.permissionDenied`, or `.invalidData` with FFmpeg's
     ///   message for bytes that are not media or were cut short.
+    ///
+    /// A file already loaded in this process, and unchanged since (same inode, size and
+    /// change times), is not read again: composing, merging and exporting each look at
+    /// their sources more than once.
     public init(url: URL) throws(ReelError) {
         let path = url.path
-        try SourceFile.check(path)
+        let version = try SourceFile.check(path)
+        if let known = AssetCache.shared.description(of: path, version: version) {
+            self.url = url
+            duration = known.duration
+            tracks = known.url == url ? known.tracks : known.tracks.map { track in
+                var moved = track
+                moved.assetURL = url
+                return moved
+            }
+            metadata = known.metadata
+            formatName = known.formatName
+            fileSize = known.fileSize
+            bitRate = known.bitRate
+            return
+        }
         let demuxer: Demuxer
         do {
             demuxer = try Demuxer(path: path)
@@ -85,6 +103,9 @@ public final class Asset: Sendable {
         formatName = demuxer.formatName
         fileSize = demuxer.fileSize
         bitRate = demuxer.bitRate
+        AssetCache.shared.remember(AssetCache.Description(url: url, duration: duration, tracks: tracks, metadata: metadata,
+                                                          formatName: formatName, fileSize: fileSize, bitRate: bitRate),
+                                   of: path, version: version)
     }
 
     /// Loads the asset at `path`.

@@ -4,9 +4,12 @@ import ReelCore
 /// Checks that a path names a readable, non-empty regular file before FFmpeg sees
 /// it, so that the common mistakes get plain words instead of a demuxer's guess.
 enum SourceFile {
+    /// - Returns: the file's identity and version (device, inode, size, change times), which
+    ///   tell a file already read from one changed or replaced since.
     /// - Throws: ``ReelError`` `.fileNotFound`, `.isDirectory`, `.emptyFile` or
     ///   `.permissionDenied`, about `path`.
-    static func check(_ path: String) throws(ReelError) {
+    @discardableResult
+    static func check(_ path: String) throws(ReelError) -> Version {
         var status = stat()
         guard stat(path, &status) == 0 else {
             let code = errno
@@ -26,6 +29,24 @@ enum SourceFile {
         }
         guard access(path, R_OK) == 0 else {
             throw ReelError(.permissionDenied, "permission denied: this user cannot read the file", subject: path)
+        }
+        return Version(status)
+    }
+
+    /// What changes when a file is written to, truncated, or replaced by another.
+    struct Version: Hashable, Sendable {
+        let device: UInt64
+        let inode: UInt64
+        let size: Int64
+        let modified: Int64
+        let changed: Int64
+
+        init(_ status: stat) {
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+            size = Int64(status.st_size)
+            modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+            changed = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
         }
     }
 }

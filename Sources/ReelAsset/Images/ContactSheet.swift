@@ -74,9 +74,8 @@ public struct ContactSheet: Sendable {
         let width = max(2, Int((natural.width * scale / 2).rounded()) * 2)
         let height = max(2, Int((natural.height * scale / 2).rounded()) * 2)
         let reader = try AssetReader(asset: asset)
-        let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings(
-            pixelFormat: .rgba, width: width, height: height))
-        output.appliesPreferredTrackTransform = true
+        // Every frame is read as decoded (a plain copy); only the chosen ones are scaled to RGBA and turned.
+        let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings(pixelFormat: .yuv420p))
         try reader.add(output)
         try reader.startReading()
         var result: [(PixelBuffer, MediaTime)] = []
@@ -90,10 +89,9 @@ public struct ContactSheet: Sendable {
             guard let frame = current, let picture = frame.pixelBuffer else {
                 throw ReelError(.invalidData, "has no video frames to draw", subject: asset.url.path)
             }
-            // Keep the pool's buffer out of reuse: the reader hands it back otherwise.
-            let copy = try PixelBuffer(width: picture.width, height: picture.height, pixelFormat: .rgba)
-            try copy.copyPixels(from: picture)
-            result.append((copy, frame.presentationTime))
+            var thumbnail = try PixelScaler.converted(picture, to: .rgba, width: width, height: height)
+            if let orientation = track.orientation, orientation != .up { thumbnail = try thumbnail.oriented(orientation) }
+            result.append((thumbnail, frame.presentationTime))
         }
         reader.cancelReading()
         return result

@@ -14,7 +14,6 @@ final class ReaderLane {
     private var packets: [Packet] = []
     private var packetHead = 0
     private var ready: [SampleBuffer] = []
-    private var readyHead = 0
     private var drained = false
     private var pastEnd = false
 
@@ -55,21 +54,17 @@ final class ReaderLane {
     var hasQueuedPackets: Bool { packetHead < packets.count }
 
     /// Nothing more will come out of this lane.
-    var isFinished: Bool { (drained || pastEnd) && readyHead >= ready.count }
+    var isFinished: Bool { (drained || pastEnd) && ready.isEmpty }
 
     func enqueue(_ packet: Packet) throws(ReelError) {
         packets.append(try packet.clone())
     }
 
     func nextReadySample() throws(ReelError) -> SampleBuffer? {
-        guard readyHead < ready.count else { return nil }
-        let sample = ready[readyHead]
-        readyHead += 1
-        if readyHead == ready.count {
-            ready.removeAll(keepingCapacity: true)
-            readyHead = 0
-        }
-        return sample
+        // Taken out, not left behind in the array: a picture handed out belongs to the caller
+        // alone, and goes back to its pool as soon as the caller lets go of it.
+        guard !ready.isEmpty else { return nil }
+        return ready.removeFirst()
     }
 
     /// Sends queued packets to the decoder and collects what it decodes.

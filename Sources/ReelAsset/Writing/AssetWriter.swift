@@ -226,9 +226,7 @@ public final class AssetWriter: @unchecked Sendable {
 
     private func writeMetadata(_ muxer: Muxer) {
         let date = metadata.creationDate ?? Date()
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        muxer.setMetadata("creation_time", formatter.string(from: date))
+        muxer.setMetadata("creation_time", Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
         if let title = metadata.title { muxer.setMetadata("title", title) }
         if let location = metadata.location { muxer.setMetadata("location", location.iso6709) }
         if let make = metadata.make { muxer.setMetadata("make", make) }

@@ -177,12 +177,15 @@ struct DemoCommand: Command {
         video.animationTool = root
         let session = sequence.exportSession(preset: .preset640x480, to: output, fileType: .mp4)
         session.videoComposition = video
+        // The timeline needs only the composition: drawn beside the export, written after it.
+        let composition = sequence.composition, drawn = video
+        async let timeline = Result { () throws(ReelError) in try TimelinePicture.render(composition, video: drawn) }
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "demo")
         let sheetURL = output.deletingPathExtension().appendingPathExtension("sheet.png")
         let written = try Asset(url: output)
         try ImageFile.write(try ContactSheet(columns: 6, rows: 3, thumbnailWidth: 200).render(written), to: sheetURL)
         let timelineURL = output.deletingPathExtension().appendingPathExtension("timeline.png")
-        try ImageFile.write(try TimelinePicture.render(sequence.composition, video: video), to: timelineURL)
+        try ImageFile.write(try await timeline.get(), to: timelineURL)
         console.print("demo: \(output.path) (\(Format.seconds(written.duration)), \(session.outputSize.width)x\(session.outputSize.height))")
         console.print("contact sheet: \(sheetURL.path)")
         console.print("timeline: \(timelineURL.path)")

@@ -29,6 +29,11 @@ public final class ExportSession: @unchecked Sendable {
     /// How sped-up or slowed-down audio sounds: pitch kept by default. `audioTimePitchAlgorithm`.
     public var audioTimePitchAlgorithm: AudioTimePitchAlgorithm = .timeDomain
 
+    /// Decoded frames each source holds ready, decoded on its own thread while earlier frames
+    /// are composed and encoded; 0 decodes each frame on the export's thread when it is needed.
+    /// The output is the same either way.
+    var readAhead = 8
+
     private let lock = NSLock()
     private var _status: Status = .waiting
     private var _progress: Double = 0
@@ -153,7 +158,7 @@ public final class ExportSession: @unchecked Sendable {
         if let audioInput { try writer.add(audioInput) }
 
         let renderer = try VideoRenderer(composition: composition, videoComposition: video, outputWidth: width,
-                                         outputHeight: height)
+                                         outputHeight: height, readAhead: readAhead)
         defer { renderer.close() }
         let audio = AudioRenderer(composition: composition, mix: audioMix, pitch: audioTimePitchAlgorithm)
         try writer.startWriting()
@@ -172,6 +177,11 @@ public final class ExportSession: @unchecked Sendable {
                 let time = range.start + video.frameDuration * frameIndex
                 guard time < range.end else { break }
                 let picture = try renderer.frame(at: time)
+                // Sources that appear a little later start decoding now, beside this frame's encoding.
+                if readAhead > 0 {
+                    let ahead = time + video.frameDuration * Int64(readAhead)
+                    if ahead < range.end { try renderer.prepare(at: ahead) }
+                }
                 try videoInput.append(SampleBuffer(pixelBuffer: picture, presentationTime: time - range.start,
                                                    duration: video.frameDuration))
                 frameIndex += 1

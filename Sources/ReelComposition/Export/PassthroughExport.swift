@@ -17,6 +17,19 @@ enum PassthroughExport {
         let transform: ReelCore.AffineTransform
     }
 
+    /// How the index gets in front of the media (`shouldOptimizeForNetworkUse`). The number of
+    /// samples is known before the first is copied, so the index's size is bounded: room for
+    /// it is kept at the front (`moov_size`) and the file is written once, where `+faststart`
+    /// would write it all and then copy it all again behind the index. `samples` lists the
+    /// count of every copied stream of every clip; an unknown (0) count falls back to `+faststart`.
+    static func indexFirstOptions(samples: [Int]) -> [String: String] {
+        guard !samples.isEmpty, samples.allSatisfy({ $0 > 0 }) else { return ["movflags": "+faststart"] }
+        // Per sample the tables take at most stts 8, ctts 8, stsc 12, co64 8, stsz 4, stss 4,
+        // sdtp 1 and sbgp 8 bytes; the fixed boxes of a track, the metadata and the codec set-up
+        // fit well inside the base.
+        return ["moov_size": String(16_384 + 64 * samples.reduce(0, +))]
+    }
+
     /// Notes about what was left out (audio that not every clip has).
     static func export(_ composition: MutableComposition, to url: URL, fileType: FileType,
                        optimizeForNetwork: Bool) throws(ReelError) -> [String] {
@@ -85,8 +98,12 @@ enum PassthroughExport {
             if !first.transform.isIdentity { try muxer.setDisplayMatrix(first.transform, streamIndex: videoOut) }
             let audioOut = withAudio ? try first.audio.map { (index) throws(ReelError) in
                 try muxer.addStream(copying: first.demuxer, streamIndex: index) } : nil
-            muxer.setMetadata("creation_time", ISO8601DateFormatter().string(from: Date()))
-            try muxer.writeHeader(options: optimizeForNetwork && fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
+            muxer.setMetadata("creation_time", Date.ISO8601FormatStyle().format(Date()))
+            let sampleCounts = clips.flatMap { clip in
+                ([clip.video] + (withAudio ? [clip.audio].compactMap { $0 } : [])).map { clip.demuxer.streams[$0].frameCount }
+            }
+            try muxer.writeHeader(options: optimizeForNetwork && fileType.isISOBaseMedia
+                ? indexFirstOptions(samples: sampleCounts) : [:])
             let packet = try Packet()
             var join = StreamJoin()
             for clip in clips {

@@ -55,7 +55,7 @@ public enum SegmentMerge {
                 try muxer.setDisplayMatrix(first.video.preferredTransform, streamIndex: videoOut)
             }
             let lane = channels > 0 ? try AudioEncodingLane(channels: channels, muxer: muxer) : nil
-            muxer.setMetadata("creation_time", ISO8601DateFormatter().string(from: Date()))
+            muxer.setMetadata("creation_time", Date.ISO8601FormatStyle().format(Date()))
             try muxer.writeHeader(options: fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
             let packet = try Packet()
             var join = StreamJoin()

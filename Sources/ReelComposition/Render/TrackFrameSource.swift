@@ -2,21 +2,23 @@ import ReelAsset
 import ReelCore
 
 /// The pictures of one segment's source, read in order: the frame on screen at each
-/// source time asked for, decoded already scaled to `decodeSize`.
+/// source time asked for, decoded already scaled to `decodeSize`, on a thread of its own
+/// a few frames ahead (``ReadAhead``) when `readAhead` is above 0.
 final class TrackFrameSource {
     let segment: CompositionTrackSegment
-    private let reader: AssetReader
-    private let output: AssetReaderTrackOutput
+    private let frames: ReadAhead
     private var current: SampleBuffer?
     private var next: SampleBuffer?
-    private var ended = false
+    private var started = false
 
     /// The stored size of this segment's own source (each clip on a track may differ).
     let naturalSize: Size
 
-    /// - Parameter scale: how much smaller than its stored size the source is drawn (≤ 1):
-    ///   it is decoded at that size, so no work is spent on pixels the output throws away.
-    init(segment: CompositionTrackSegment, scale: Double) throws(ReelError) {
+    /// - Parameters:
+    ///   - scale: how much smaller than its stored size the source is drawn (≤ 1): it is
+    ///     decoded at that size, so no work is spent on pixels the output throws away.
+    ///   - readAhead: decoded frames that may wait; 0 decodes on the caller's thread.
+    init(segment: CompositionTrackSegment, scale: Double, readAhead: Int = 0) throws(ReelError) {
         self.segment = segment
         guard let url = segment.sourceURL else { throw ReelError(.invalidArgument, "an empty segment has no frames") }
         let asset = try Asset(url: url)
@@ -28,28 +30,33 @@ final class TrackFrameSource {
         let k = min(1, max(scale, 1.0 / 16))
         let decodeSize = k > 0.99 ? (width: Int(natural.width) & ~1, height: Int(natural.height) & ~1)
             : (width: max(2, Int((natural.width * k / 2).rounded()) * 2), height: max(2, Int((natural.height * k / 2).rounded()) * 2))
-        reader = try AssetReader(asset: asset)
-        reader.timeRange = MediaTimeRange(start: segment.timeMapping.source.start, duration: .positiveInfinity)
-        output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings(
-            pixelFormat: .yuv420p, width: decodeSize.width, height: decodeSize.height))
-        try reader.add(output)
-        try reader.startReading()
-        current = try output.copyNextSampleBuffer()
-        next = try output.copyNextSampleBuffer()
+        let start = segment.timeMapping.source.start
+        frames = ReadAhead(capacity: readAhead, name: "reel.decode \(url.lastPathComponent)") { () throws(ReelError) in
+            let reader = try AssetReader(asset: asset)
+            reader.timeRange = MediaTimeRange(start: start, duration: .positiveInfinity)
+            let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings(
+                pixelFormat: .yuv420p, width: decodeSize.width, height: decodeSize.height))
+            try reader.add(output)
+            try reader.startReading()
+            return ReadAhead.Reading(reader: reader, output: output)
+        }
     }
+
+    deinit { frames.close() }
 
     /// The frame shown at source time `time` (the last frame holds past the end).
     func frame(at time: MediaTime) throws(ReelError) -> PixelBuffer? {
+        if !started {
+            started = true
+            current = try frames.next()
+            next = current == nil ? nil : try frames.next()
+        }
         while let upcoming = next, upcoming.presentationTime <= time {
             current = upcoming
-            next = ended ? nil : try output.copyNextSampleBuffer()
-            if next == nil {
-                ended = true
-                reader.cancelReading()
-            }
+            next = try frames.next()
         }
         return current?.pixelBuffer
     }
 
-    func close() { reader.cancelReading() }
+    func close() { frames.close() }
 }

@@ -12,16 +12,26 @@ final class VideoRenderer {
     let outputHeight: Int
     /// Render-size pixels to output pixels.
     let outputScale: (x: Double, y: Double)
+    /// Decoded frames each source may read ahead on its own thread; 0 decodes on the caller's.
+    let readAhead: Int
     private let pool: PixelBufferPool
-    private var sources: [Int: (index: Int, source: TrackFrameSource)] = [:] // by track ID
+    private struct SourceKey: Hashable {
+        var trackID: Int
+        var segmentIndex: Int
+    }
+    private var sources: [SourceKey: TrackFrameSource] = [:]
     private var textCache: [ObjectIdentifier: PixelBuffer] = [:]
 
+    /// - Parameter readAhead: how many decoded frames each visible source may hold ready,
+    ///   decoded on a thread of its own; 0 (the default, for random access) decodes each
+    ///   frame on the caller's thread when asked for. The frames are the same either way.
     init(composition: MutableComposition, videoComposition: VideoComposition, outputWidth: Int,
-         outputHeight: Int) throws(ReelError) {
+         outputHeight: Int, readAhead: Int = 0) throws(ReelError) {
         self.composition = composition
         self.videoComposition = videoComposition
         self.outputWidth = outputWidth
         self.outputHeight = outputHeight
+        self.readAhead = readAhead
         outputScale = (Double(outputWidth) / videoComposition.renderSize.width,
                        Double(outputHeight) / videoComposition.renderSize.height)
         pool = try PixelBufferPool(width: outputWidth, height: outputHeight, pixelFormat: .yuv420p, maximumFreeBuffers: 8)
@@ -43,7 +53,7 @@ final class VideoRenderer {
                 let segment = track.segments[index]
                 let source = try source(for: track, segmentIndex: index, segment: segment,
                                         transform: layer.transform(at: time).concatenating(toOutput))
-                sources[layer.trackID] = try source.source.frame(at: segment.timeMapping.sourceTime(at: time))
+                sources[layer.trackID] = try source.frame(at: segment.timeMapping.sourceTime(at: time))
             }
             try compositor.startRequest(VideoCompositionRequest(compositionTime: time, instruction: instruction, output: frame,
                                                                 sources: sources))
@@ -59,9 +69,9 @@ final class VideoRenderer {
                 let transform = layer.transform(at: time).concatenating(toOutput)
                 let source = try source(for: track, segmentIndex: index, segment: segment, transform: transform)
                 let sourceTime = segment.timeMapping.sourceTime(at: time)
-                guard let picture = try source.source.frame(at: sourceTime) else { continue }
+                guard let picture = try source.frame(at: sourceTime) else { continue }
                 // The decoded picture is already scaled; fold that scale out of the transform.
-                let natural = source.source.naturalSize
+                let natural = source.naturalSize
                 let decodeScale = ReelCore.AffineTransform(scaleX: natural.width / Double(picture.width),
                                                            y: natural.height / Double(picture.height))
                 let crop = layer.cropRectangle(at: time).map { rect in
@@ -80,14 +90,39 @@ final class VideoRenderer {
         return frame
     }
 
+    /// Opens, ahead of time, the sources of the segments visible at `time` that are not open
+    /// yet, so that their decoders start and fill while earlier frames are composed and
+    /// encoded. Call it for each later frame time in turn, as ``frame(at:)`` is called for
+    /// each frame: a source is then opened at its first frame's time, with the size it is
+    /// drawn at there, exactly as ``frame(at:)`` would open it.
+    func prepare(at time: MediaTime) throws(ReelError) {
+        guard let instruction = videoComposition.instruction(at: time) else { return }
+        let toOutput = ReelCore.AffineTransform(scaleX: outputScale.x, y: outputScale.y)
+        for layer in instruction.layerInstructions {
+            guard let track = composition.track(withTrackID: layer.trackID),
+                  let index = track.segments.firstIndex(where: { $0.timeMapping.target.contains(time) }),
+                  !track.segments[index].isEmpty,
+                  sources[SourceKey(trackID: track.trackID, segmentIndex: index)] == nil else { continue }
+            _ = try source(for: track, segmentIndex: index, segment: track.segments[index],
+                           transform: layer.transform(at: time).concatenating(toOutput), retiring: false)
+        }
+    }
+
     private func source(for track: CompositionTrack, segmentIndex: Int, segment: CompositionTrackSegment,
-                        transform: ReelCore.AffineTransform) throws(ReelError) -> (index: Int, source: TrackFrameSource) {
-        if let cached = sources[track.trackID], cached.index == segmentIndex { return cached }
-        sources[track.trackID]?.source.close()
+                        transform: ReelCore.AffineTransform, retiring: Bool = true) throws(ReelError) -> TrackFrameSource {
+        let key = SourceKey(trackID: track.trackID, segmentIndex: segmentIndex)
+        if retiring {
+            // The track has moved on: its earlier segments are done with.
+            for (other, source) in sources where other.trackID == key.trackID && other.segmentIndex < segmentIndex {
+                source.close()
+                sources[other] = nil
+            }
+        }
+        if let open = sources[key] { return open }
         // Decode at the size the layer is drawn at (never larger than the source).
-        let entry = (segmentIndex, try TrackFrameSource(segment: segment, scale: abs(transform.determinant).squareRoot()))
-        sources[track.trackID] = entry
-        return entry
+        let source = try TrackFrameSource(segment: segment, scale: abs(transform.determinant).squareRoot(), readAhead: readAhead)
+        sources[key] = source
+        return source
     }
 
     private func drawOverlay(_ layer: OverlayLayer, into frame: PixelBuffer, at time: MediaTime,
@@ -140,7 +175,7 @@ final class VideoRenderer {
     }
 
     func close() {
-        for (_, entry) in sources { entry.source.close() }
+        for (_, source) in sources { source.close() }
         sources.removeAll()
     }
 }
