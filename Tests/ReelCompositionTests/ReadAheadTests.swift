@@ -148,17 +148,22 @@ import Testing
         #expect(errors[1].code == .invalidData, "\(errors[1])")
     }
 
+    /// A reader of `track`'s decoded pictures, started: what a read-ahead lane opens.
+    static func reading(_ track: AssetTrack, of asset: Asset) throws(ReelError) -> ReadAhead.Reading {
+        let reader = try AssetReader(asset: asset)
+        let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings())
+        try reader.add(output)
+        try reader.startReading()
+        return ReadAhead.Reading(reader: reader, output: output)
+    }
+
     @Test func readAheadStopsAtItsCapacityAndClosesPromptly() throws {
         let asset = try clips()[0]
         let track = try #require(asset.tracks(withMediaType: .video).first)
         let opened = Mutex(0)
         let ahead = ReadAhead(capacity: 3, name: "test") { () throws(ReelError) in
             opened.withLock { $0 += 1 }
-            let reader = try AssetReader(asset: asset)
-            let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings())
-            try reader.add(output)
-            try reader.startReading()
-            return ReadAhead.Reading(reader: reader, output: output)
+            return try Self.reading(track, of: asset)
         }
         var times: [MediaTime] = []
         while let sample = try ahead.next() { times.append(sample.presentationTime) }
@@ -168,11 +173,7 @@ import Testing
         #expect(opened.withLock { $0 } == 1)
         // Closing one that is full and waiting ends its thread.
         let waiting = ReadAhead(capacity: 2, name: "test") { () throws(ReelError) in
-            let reader = try AssetReader(asset: asset)
-            let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings())
-            try reader.add(output)
-            try reader.startReading()
-            return ReadAhead.Reading(reader: reader, output: output)
+            try Self.reading(track, of: asset)
         }
         _ = try waiting.next()
         waiting.close()
@@ -185,11 +186,7 @@ import Testing
         let asset = try clips()[0]
         let track = try #require(asset.tracks(withMediaType: .video).first)
         let ahead = ReadAhead(capacity: 4, name: "test") { () throws(ReelError) in
-            let reader = try AssetReader(asset: asset)
-            let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings())
-            try reader.add(output)
-            try reader.startReading()
-            return ReadAhead.Reading(reader: reader, output: output)
+            try Self.reading(track, of: asset)
         }
         defer { ahead.close() }
         final class Watch { weak var picture: PixelBuffer? }

@@ -209,8 +209,8 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
                 return (nil, nil, nil, [])
             }
             guard sample.mediaType == .video else { return (self.writer ?? finishing, self.video, self.audio, []) }
-            defer { waiting = [] }
-            return (self.writer ?? finishing, self.video, self.audio, waiting + [sample])
+            defer { if !waiting.isEmpty { waiting = [] } }
+            return (self.writer ?? finishing, self.video, self.audio, waiting)
         }
         guard let writer else {
             // Keep the last moments of sound even before a recording: the first picture
@@ -220,15 +220,11 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         }
         do throws(ReelError) {
             if sample.mediaType == .video {
+                // The pictures that waited for the encoder first, then this one.
                 for picture in pictures {
-                    // A frame past the end (the camera may have skipped ahead past it) ends the
-                    // recording as surely as the frame that reaches it.
-                    guard try startSessionIfNeeded(at: picture, writer: writer, audio: audio) else {
-                        return stopSoon(.maximumDurationReached)
-                    }
-                    try video?.append(picture)
-                    checkLimits()
+                    guard try write(picture, writer: writer, video: video, audio: audio) else { return }
                 }
+                _ = try write(sample, writer: writer, video: video, audio: audio)
             } else if let audio {
                 audioOrder.lock()
                 defer { audioOrder.unlock() }
@@ -249,6 +245,19 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
             }
             if first { stopSoon(.failed) }
         }
+    }
+
+    /// Writes one picture; false when it falls past the duration limit, which ends the
+    /// recording (the camera may have skipped ahead past the frame that reaches it).
+    private func write(_ picture: SampleBuffer, writer: AssetWriter, video: AssetWriterInput?,
+                       audio: AssetWriterInput?) throws(ReelError) -> Bool {
+        guard try startSessionIfNeeded(at: picture, writer: writer, audio: audio) else {
+            stopSoon(.maximumDurationReached)
+            return false
+        }
+        try video?.append(picture)
+        checkLimits()
+        return true
     }
 
     /// Keeps `sample` among the last half second of audio (called with `lock` held).
