@@ -1,82 +1,131 @@
 import ReelCore
 
 extension CubeLUT {
-    /// The table prepared for 8-bit pixels: entries as 8.8 fixed point, and for each
-    /// input level its grid cell and position inside it.
+    /// The table prepared for 8-bit pixels: each lattice point as one vector of 8.8 fixed
+    /// point channels, and for each input level of each axis the lattice offset of its cell
+    /// and its position inside the cell.
     struct Prepared: Sendable {
         let size: Int
-        let table: [Int32]      // size³ × 3, red fastest, 0...255 << 8
-        let cell: [Int32]       // per 8-bit level: lower grid index along one axis
-        let weight: [Int32]     // per level: position in the cell, 0...256
+        /// `size`³ points, red fastest: (R, G, B, 0), each 0...255 << 8.
+        let points: [SIMD4<Int32>]
+        /// The same points as BT.709 video-range (Y, Cb, Cr, 0), for YCbCr pictures: the
+        /// conversion is linear, so converting the points and then interpolating is
+        /// converting the interpolated colour (to within the rounding), and a pixel needs
+        /// no conversion back.
+        let videoPoints: [SIMD4<Int32>]
+        /// `offsets[256 * axis + level]`: the cell's lower point along that axis, as an index
+        /// step (1 for red, `size` for green, `size`² for blue), so a cell is three loads and
+        /// two additions away.
+        let offsets: [Int32]
+        /// `weights[256 * axis + level]`: the position inside the cell, 0...256.
+        let weights: [Int32]
+        /// The two middle corners of each tetrahedron, by ``tetrahedron(_:_:_:)``.
+        let corners: [(Int32, Int32)]
     }
 
     func prepared() -> Prepared {
         let n = size
-        let table = values.map { Int32((min(max(Double($0), 0), 1) * 255 * 256).rounded()) }
-        var cell = [Int32](repeating: 0, count: 256), weight = [Int32](repeating: 0, count: 256)
-        for level in 0..<256 {
-            // Domain mapping: the cube's [min, max] spans the 8-bit range of the first channel.
-            let span = domainMax[0] - domainMin[0]
-            let position = min(max((Double(level) / 255 - domainMin[0]) / span, 0), 1) * Double(n - 1)
-            let lower = min(Int(position), n - 2)
-            cell[level] = Int32(lower)
-            weight[level] = Int32(((position - Double(lower)) * 256).rounded())
+        var points = [SIMD4<Int32>](repeating: .zero, count: n * n * n), videoPoints = points
+        for index in points.indices {
+            func level(_ channel: Int) -> Double { min(max(Double(values[3 * index + channel]), 0), 1) * 255 }
+            let (r, g, b) = (level(0), level(1), level(2))
+            func fixed(_ value: Double) -> Int32 { Int32((value * 256).rounded()) }
+            points[index] = SIMD4(fixed(r), fixed(g), fixed(b), 0)
+            // RGBConversion's weights / 65,536.
+            let y = 16 + (11_966 * r + 40_254 * g + 4_064 * b) / 65_536
+            let cb = 128 + (-6_596 * r - 22_189 * g + 28_784 * b) / 65_536
+            let cr = 128 + (28_784 * r - 26_145 * g - 2_639 * b) / 65_536
+            videoPoints[index] = SIMD4(fixed(y), fixed(cb), fixed(cr), 0)
         }
-        return Prepared(size: n, table: table, cell: cell, weight: weight)
+        var offsets = [Int32](repeating: 0, count: 768), weights = [Int32](repeating: 0, count: 768)
+        let steps = [1, n, n * n]
+        for axis in 0..<3 {
+            // The cube's [min, max] along this axis spans the 8-bit range of its channel.
+            let span = domainMax[axis] - domainMin[axis]
+            for level in 0..<256 {
+                let position = min(max((Double(level) / 255 - domainMin[axis]) / span, 0), 1) * Double(n - 1)
+                let lower = min(Int(position), n - 2)
+                offsets[256 * axis + level] = Int32(lower * steps[axis])
+                weights[256 * axis + level] = Int32(((position - Double(lower)) * 256).rounded())
+            }
+        }
+        // The tetrahedron is picked by which fraction is largest, then next: the walk from the
+        // cell's first corner to its last goes one axis at a time in that order.
+        let (r, g, b) = (Int32(1), Int32(n), Int32(n * n))
+        var corners = [(Int32, Int32)](repeating: (r, r + g), count: 8)
+        corners[Prepared.tetrahedron(2, 1, 0)] = (r, r + g)   // red > green > blue
+        corners[Prepared.tetrahedron(2, 0, 1)] = (r, r + b)   // red > blue ≥ green
+        corners[Prepared.tetrahedron(1, 0, 2)] = (b, r + b)   // blue ≥ red > green
+        corners[Prepared.tetrahedron(0, 1, 2)] = (b, g + b)   // blue ≥ green ≥ red
+        corners[Prepared.tetrahedron(0, 2, 1)] = (g, g + b)   // green > blue ≥ red
+        corners[Prepared.tetrahedron(1, 2, 0)] = (g, r + g)   // green ≥ red > blue
+        return Prepared(size: n, points: points, videoPoints: videoPoints, offsets: offsets, weights: weights, corners: corners)
     }
 }
 
 extension CubeLUT.Prepared {
-    /// Maps one RGB triple by tetrahedral interpolation (four lattice points, as in
-    /// FFmpeg's lut3d `interp=tetrahedral`); exact for an identity table.
+    /// The case of a cell position: bit 0 is red's fraction above green's, bit 1 green's
+    /// above blue's, bit 2 red's above blue's. (Two of the eight cannot happen.)
     @inline(__always)
-    func map(_ r: Int, _ g: Int, _ b: Int, table: UnsafeBufferPointer<Int32>, cell: UnsafeBufferPointer<Int32>,
-             weight: UnsafeBufferPointer<Int32>) -> (UInt8, UInt8, UInt8) {
-        let n = size
-        let base = ((Int(cell[b]) * n + Int(cell[g])) * n + Int(cell[r])) * 3
-        let fr = weight[r], fg = weight[g], fb = weight[b]
-        let dr = 3, dg = 3 * n, db = 3 * n * n
-        // The tetrahedron holding the point, and the order its corners are walked in.
-        let (first, second, wa, wb, wc): (Int, Int, Int32, Int32, Int32)
-        if fr > fg {
-            if fg > fb { (first, second, wa, wb, wc) = (dr, dr + dg, fr, fg, fb) }
-            else if fr > fb { (first, second, wa, wb, wc) = (dr, dr + db, fr, fb, fg) }
-            else { (first, second, wa, wb, wc) = (db, dr + db, fb, fr, fg) }
-        } else {
-            if fb > fg { (first, second, wa, wb, wc) = (db, dg + db, fb, fg, fr) }
-            else if fb > fr { (first, second, wa, wb, wc) = (dg, dg + db, fg, fb, fr) }
-            else { (first, second, wa, wb, wc) = (dg, dr + dg, fg, fr, fb) }
+    static func tetrahedron(_ fr: Int32, _ fg: Int32, _ fb: Int32) -> Int {
+        (fr > fg ? 1 : 0) | (fg > fb ? 2 : 0) | (fr > fb ? 4 : 0)
+    }
+
+    /// The prepared table's storage, borrowed for one frame.
+    struct Lattice {
+        let points: UnsafePointer<SIMD4<Int32>>
+        let offsets: UnsafePointer<Int32>
+        let weights: UnsafePointer<Int32>
+        let corners: UnsafePointer<(Int32, Int32)>
+        /// The index step from a cell's first corner to its opposite one.
+        let last: Int
+
+        /// Maps one RGB triple by tetrahedral interpolation (four lattice points, as in
+        /// FFmpeg's lut3d `interp=tetrahedral`), the three channels in one vector; exact for
+        /// an identity table. Where fractions tie, either tetrahedron gives the same sum.
+        ///
+        /// Returns the channels in lanes 0, 1, 2, each 0...255.
+        @inline(__always)
+        func map(_ r: Int, _ g: Int, _ b: Int) -> SIMD4<Int32> {
+            let base = Int(offsets[r]) &+ Int(offsets[256 &+ g]) &+ Int(offsets[512 &+ b])
+            let fr = weights[r], fg = weights[256 &+ g], fb = weights[512 &+ b]
+            let (first, second) = corners[tetrahedron(fr, fg, fb)]
+            // Largest, middle and smallest fraction: the steps along the walk.
+            let high = max(fr, fg, fb), low = min(fr, fg, fb), middle = fr &+ fg &+ fb &- high &- low
+            let c0 = points[base], c1 = points[base &+ Int(first)]
+            let c2 = points[base &+ Int(second)], c3 = points[base &+ last]
+            let sum = c0 &<< 8 &+ SIMD4(repeating: high) &* (c1 &- c0) &+ SIMD4(repeating: middle) &* (c2 &- c1)
+                &+ SIMD4(repeating: low) &* (c3 &- c2) &+ 32_768
+            return sum &>> 16
         }
-        let last = dr + dg + db
-        @inline(__always) func channel(_ c: Int) -> UInt8 {
-            let c0 = table[base + c], c1 = table[base + first + c], c2 = table[base + second + c], c3 = table[base + last + c]
-            let value = (c0 << 8 + wa * (c1 - c0) + wb * (c2 - c1) + wc * (c3 - c2) + 32_768) >> 16
-            return UInt8(min(max(value, 0), 255))
-        }
-        return (channel(0), channel(1), channel(2))
     }
 
     /// Writes `source` through the table into `target`. RGBA and BGRA map per pixel;
-    /// yuv420p and nv12 go to RGB per pixel and back (a 3D table mixes channels, so no
-    /// YCbCr shortcut exists), averaging the new chroma of each 2x2 block.
+    /// yuv420p and nv12 go to RGB per pixel (a 3D table mixes channels, so no YCbCr
+    /// shortcut exists) and come back through the video-range points.
     func apply(_ source: PixelBuffer, into target: PixelBuffer) throws(ReelError) {
-        table.withUnsafeBufferPointer { lut in
-            cell.withUnsafeBufferPointer { cells in
-                weight.withUnsafeBufferPointer { weights in
-                    switch source.pixelFormat {
-                    case .rgba, .bgra:
-                        applyRGB(source, into: target, lut: lut, cells: cells, weights: weights)
-                    default:
-                        applyYUV(source, into: target, lut: lut, cells: cells, weights: weights)
-                    }
-                }
+        let rgb = source.pixelFormat == .rgba || source.pixelFormat == .bgra
+        (rgb ? points : videoPoints).withUnsafeBufferPointer { points in
+        offsets.withUnsafeBufferPointer { offsets in
+        weights.withUnsafeBufferPointer { weights in
+        corners.withUnsafeBufferPointer { corners in
+            guard let p = points.baseAddress, let o = offsets.baseAddress, let w = weights.baseAddress,
+                  let c = corners.baseAddress else { return }
+            let lattice = Lattice(points: p, offsets: o, weights: w, corners: c, last: 1 + size + size * size)
+            if rgb {
+                applyRGB(source, into: target, lattice)
+            } else {
+                applyYUV(source, into: target, lattice)
             }
+        }
+        }
+        }
         }
     }
 
-    private func applyRGB(_ source: PixelBuffer, into target: PixelBuffer, lut: UnsafeBufferPointer<Int32>,
-                          cells: UnsafeBufferPointer<Int32>, weights: UnsafeBufferPointer<Int32>) {
-        let (r, b) = source.pixelFormat == .rgba ? (0, 2) : (2, 0)
+    private func applyRGB(_ source: PixelBuffer, into target: PixelBuffer,
+                          _ lattice: Lattice) {
+        let redFirst = source.pixelFormat == .rgba
         let width = source.width
         source.withPlane(0) { input, inStride in
             target.withMutablePlane(0) { output, outStride in
@@ -84,15 +133,13 @@ extension CubeLUT.Prepared {
                     for row in rows {
                         let i = input + row * inStride, o = output + row * outStride
                         for x in 0..<width {
-                            let p = i + 4 * x, q = o + 4 * x
-                            let (nr, ng, nb) = map(Int(p.load(fromByteOffset: r, as: UInt8.self)),
-                                                   Int(p.load(fromByteOffset: 1, as: UInt8.self)),
-                                                   Int(p.load(fromByteOffset: b, as: UInt8.self)),
-                                                   table: lut, cell: cells, weight: weights)
-                            q.storeBytes(of: nr, toByteOffset: r, as: UInt8.self)
-                            q.storeBytes(of: ng, toByteOffset: 1, as: UInt8.self)
-                            q.storeBytes(of: nb, toByteOffset: b, as: UInt8.self)
-                            q.storeBytes(of: p.load(fromByteOffset: 3, as: UInt8.self), toByteOffset: 3, as: UInt8.self)
+                            let pixel = i.loadUnaligned(fromByteOffset: 4 &* x, as: UInt32.self)
+                            let (first, second) = (Int(pixel & 0xFF), Int(pixel >> 16 & 0xFF))
+                            let green = Int(pixel >> 8 & 0xFF)
+                            let mapped = redFirst ? lattice.map(first, green, second) : lattice.map(second, green, first)
+                            let (r, g, b) = (UInt32(mapped[0]), UInt32(mapped[1]), UInt32(mapped[2]))
+                            let packed = redFirst ? r | g << 8 | b << 16 : b | g << 8 | r << 16
+                            o.storeBytes(of: packed | pixel & 0xFF00_0000, toByteOffset: 4 &* x, as: UInt32.self)
                         }
                     }
                 }
@@ -100,9 +147,12 @@ extension CubeLUT.Prepared {
         }
     }
 
-    private func applyYUV(_ source: PixelBuffer, into target: PixelBuffer, lut: UnsafeBufferPointer<Int32>,
-                          cells: UnsafeBufferPointer<Int32>, weights: UnsafeBufferPointer<Int32>) {
+    /// yuv420p and nv12: each 2x2 block's chroma terms once, each pixel to RGB and through
+    /// the video-range points, the block's new chroma the mean of its pixels'.
+    private func applyYUV(_ source: PixelBuffer, into target: PixelBuffer,
+                          _ lattice: Lattice) {
         let interleaved = source.pixelFormat == .nv12
+        let (step, crOffset) = interleaved ? (2, 1) : (1, 0)
         let chromaRows = source.planes[1].height, chromaColumns = source.planes[1].width
         let width = source.width, height = source.height
         source.withPlane(0) { lumaIn, lumaInStride in
@@ -113,29 +163,35 @@ extension CubeLUT.Prepared {
         let crPlane = interleaved ? 1 : 2
         source.withPlane(crPlane) { crIn, crInStride in
         target.withMutablePlane(crPlane) { crOut, crOutStride in
-            let step = interleaved ? 2 : 1, crOffset = interleaved ? 1 : 0
             ParallelRows.run(rows: chromaRows) { rows in
                 for cy in rows {
+                    let lumaRows = min(2, height - 2 * cy)
+                    let i = lumaIn + 2 * cy * lumaInStride, o = lumaOut + 2 * cy * lumaOutStride
+                    let cbRow = cbIn + cy * cbInStride, crRow = crIn + cy * crInStride + crOffset
+                    let cbRowOut = cbOut + cy * cbOutStride, crRowOut = crOut + cy * crOutStride + crOffset
                     for cx in 0..<chromaColumns {
-                        let cb = Int32(cbIn.load(fromByteOffset: cy * cbInStride + step * cx, as: UInt8.self))
-                        let cr = Int32(crIn.load(fromByteOffset: cy * crInStride + step * cx + crOffset, as: UInt8.self))
-                        var sumCb: Int32 = 0, sumCr: Int32 = 0, count: Int32 = 0
-                        for y in (2 * cy)..<min(2 * cy + 2, height) {
-                            for x in (2 * cx)..<min(2 * cx + 2, width) {
-                                let luma = Int32(lumaIn.load(fromByteOffset: y * lumaInStride + x, as: UInt8.self))
-                                let (r, g, b) = RGBConversion.toRGB(luma, cb, cr)
-                                let (nr, ng, nb) = map(Int(r), Int(g), Int(b), table: lut, cell: cells, weight: weights)
-                                let (ny, ncb, ncr) = RGBConversion.toYCbCr(Int32(nr), Int32(ng), Int32(nb))
-                                lumaOut.storeBytes(of: UInt8(ny), toByteOffset: y * lumaOutStride + x, as: UInt8.self)
-                                sumCb += ncb
-                                sumCr += ncr
-                                count += 1
+                        // RGBConversion.toRGB, its chroma half once for the block.
+                        let u = Int32(cbRow.load(fromByteOffset: step &* cx, as: UInt8.self)) &- 128
+                        let v = Int32(crRow.load(fromByteOffset: step &* cx, as: UInt8.self)) &- 128
+                        let redTerm = 117_489 &* v &+ 32_768, greenTerm = -13_975 &* u &- 34_925 &* v &+ 32_768
+                        let blueTerm = 138_438 &* u &+ 32_768
+                        let columns = 2 &* cx..<min(2 &* cx &+ 2, width)
+                        var sum = SIMD4<Int32>.zero
+                        for row in 0..<lumaRows {
+                            let lumaRow = i + row &* lumaInStride, lumaRowOut = o + row &* lumaOutStride
+                            for x in columns {
+                                let l = 76_309 &* (Int32(lumaRow.load(fromByteOffset: x, as: UInt8.self)) &- 16)
+                                let mapped = lattice.map(Self.byte((l &+ redTerm) &>> 16), Self.byte((l &+ greenTerm) &>> 16),
+                                                         Self.byte((l &+ blueTerm) &>> 16))
+                                lumaRowOut.storeBytes(of: UInt8(truncatingIfNeeded: mapped[0]), toByteOffset: x, as: UInt8.self)
+                                sum &+= mapped
                             }
                         }
-                        cbOut.storeBytes(of: UInt8((sumCb + count / 2) / max(count, 1)),
-                                         toByteOffset: cy * cbOutStride + step * cx, as: UInt8.self)
-                        crOut.storeBytes(of: UInt8((sumCr + count / 2) / max(count, 1)),
-                                         toByteOffset: cy * crOutStride + step * cx + crOffset, as: UInt8.self)
+                        // A whole block (all but an odd edge's) divides by a shift.
+                        let count = Int32(lumaRows &* columns.count)
+                        let mean = count == 4 ? (sum &+ 2) &>> 2 : (sum &+ count / 2) / count
+                        cbRowOut.storeBytes(of: UInt8(truncatingIfNeeded: mean[1]), toByteOffset: step &* cx, as: UInt8.self)
+                        crRowOut.storeBytes(of: UInt8(truncatingIfNeeded: mean[2]), toByteOffset: step &* cx, as: UInt8.self)
                     }
                 }
             }
@@ -146,4 +202,8 @@ extension CubeLUT.Prepared {
         }
         }
     }
+
+    /// A channel level clamped to 0...255, as an index.
+    @inline(__always)
+    private static func byte(_ value: Int32) -> Int { Int(min(max(value, 0), 255)) }
 }
