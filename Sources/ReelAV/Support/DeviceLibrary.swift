@@ -14,7 +14,9 @@ struct DeviceLibrary: Sendable {
     /// - Throws: ``ReelError`` `.unsupported` when libavdevice cannot be loaded.
     static func load() throws(ReelError) -> DeviceLibrary { try loaded.get() }
 
-    private static let loaded = Result { () throws(ReelError) in try DeviceLibrary(try SharedLibrary.open("libavdevice.so.\(LIBAVDEVICE_VERSION_MAJOR)")) }
+    private static let loaded = Result { () throws(ReelError) in
+        try DeviceLibrary(try SharedLibrary.open("libavdevice.so.\(LIBAVDEVICE_VERSION_MAJOR)"))
+    }
 
     private init(_ library: SharedLibrary) throws(ReelError) {
         listInputSources = try library.function("avdevice_list_input_sources")

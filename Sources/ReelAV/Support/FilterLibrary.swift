@@ -29,7 +29,9 @@ struct FilterLibrary: Sendable {
     /// - Throws: ``ReelError`` `.unsupported` when libavfilter cannot be loaded.
     static func load() throws(ReelError) -> FilterLibrary { try loaded.get() }
 
-    private static let loaded = Result { () throws(ReelError) in try FilterLibrary(try SharedLibrary.open("libavfilter.so.\(LIBAVFILTER_VERSION_MAJOR)")) }
+    private static let loaded = Result { () throws(ReelError) in
+        try FilterLibrary(try SharedLibrary.open("libavfilter.so.\(LIBAVFILTER_VERSION_MAJOR)"))
+    }
 
     private init(_ library: SharedLibrary) throws(ReelError) {
         graphAlloc = try library.function("avfilter_graph_alloc")
