@@ -243,7 +243,9 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer, conte
     return MHD_queue_response(connection, UInt32(response.status), made)
 }
 
-private let tooLarge = HTTPResponse.text("the request is too large\n", status: 413)
+/// Made when needed rather than kept: a 413 is rare, and a global `Data` kept for the
+/// process is a leak to LeakSanitizer (its pointer hides in an enum's spare bits).
+private var tooLarge: HTTPResponse { .text("the request is too large\n", status: 413) }
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, state in
     guard let cls, let connection, let uploadDataSize, let state else { return MHD_Result.NO }
