@@ -114,6 +114,25 @@ import Testing
         }
     }
 
+    /// A gently curved luma (Instant's) is computed on RGB rather than looked up, and the
+    /// bent line lands within a level of the table at every level.
+    @Test func bentLinesFollowTheirCurves() throws {
+        let instant = try #require(try Self.look("PhotoEffectInstant", [:]).rgbKernel(redFirst: true))
+        #expect(instant.bends != nil)
+        for (name, values) in Self.looks {
+            let look = try Self.look(name, values)
+            guard let bends = look.rgbKernel(redFirst: true)?.bends else { continue }
+            let levels = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+            for start in stride(from: 0, to: 256, by: 8) {
+                let bent = bends.lanes.value(levels + Float(start))
+                for lane in 0..<8 {
+                    #expect(abs(bent[lane] - Float(look.luma[start + lane])) <= 1.001,
+                            "\(name) \(values) at \(start + lane): \(bent[lane]), table \(look.luma[start + lane])")
+                }
+            }
+        }
+    }
+
     /// RGBA through each look: within ±1 of the kernel's own scalar arithmetic, close to the
     /// per-pixel table path (which rounds luma and chroma to 8 bits in between, where the kernel
     /// does not: up to a few levels where the look's gains magnify that rounding, under one on

@@ -65,22 +65,17 @@ struct FiltersCommand: Command {
 ///
 /// Both read their frames in turn from a set larger than the last-level cache, as frames
 /// fresh from a decoder or camera are: one frame copied over and over stays in the cache
-/// and measures the cache, not the memory floor the effects are held against.
+/// and measures the cache, not the memory floor the effects are held against. Each
+/// effect's frames alternate with copies of the same frames, and its ratio is to those
+/// copies, so a machine that slows down for a moment slows both sides.
 enum FilterBench {
     /// 16 frames: 50 MB of yuv420p, 133 MB of RGBA, past this machine's 32 MB L3.
     static let distinctFrames = 16
 
     static func run(console: Console) throws -> Int32 {
         let frames = 48
-        func time(_ body: (Int) throws -> Void) rethrows -> Double {
-            var samples: [Double] = []
-            for index in 0..<frames {
-                let start = DispatchTime.now().uptimeNanoseconds
-                try body(index % distinctFrames)
-                samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-            }
-            return samples.sorted()[frames / 2]
-        }
+        func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+        func median(_ samples: [Double]) -> Double { samples.sorted()[samples.count / 2] }
         let reference = try FilterSheet.referenceFrame(width: 1920, height: 1080)
         for format in [PixelFormat.yuv420p, .rgba] {
             let converted = try PixelScaler.converted(reference, to: format)
@@ -90,8 +85,25 @@ enum FilterBench {
                 return frame
             }
             let copy = try PixelBuffer(width: 1920, height: 1080, pixelFormat: format)
-            let copyCost = try time { try copy.copyPixels(from: sources[$0]) }
-            console.print(String(format: "%@ copy %.3f ms", format.rawValue, copyCost))
+            /// Medians of (copy, effect) over frames taken in turn, each copy just before an effect.
+            func alternate(_ effect: (PixelBuffer) throws -> Void) throws -> (copy: Double, effect: Double) {
+                var copies: [Double] = [], effects: [Double] = []
+                for index in 0..<frames {
+                    // Half the set apart, so neither finds its frame in the cache from the other.
+                    let copied = sources[index % distinctFrames]
+                    let filtered = sources[(index + distinctFrames / 2) % distinctFrames]
+                    let start = now()
+                    try copy.copyPixels(from: copied)
+                    let between = now()
+                    try effect(filtered)
+                    let done = now()
+                    copies.append(Double(between - start) / 1e6)
+                    effects.append(Double(done - between) / 1e6)
+                }
+                return (median(copies), median(effects))
+            }
+            let floor = try alternate { _ in }
+            console.print(String(format: "%@ copy %.3f ms", format.rawValue, floor.copy))
             var names = FilterSheet.effectNames
             names.append("ColorCube")
             for name in names {
@@ -99,8 +111,8 @@ enum FilterBench {
                     : try Filter(name: name)
                 let chain = FilterChain([filter])
                 _ = try chain.apply(sources[0])
-                let cost = try time { _ = try chain.apply(sources[$0]) }
-                console.print(String(format: "%@ %@ %.3f ms %.2fx", format.rawValue, name, cost, cost / copyCost))
+                let cost = try alternate { _ = try chain.apply($0) }
+                console.print(String(format: "%@ %@ %.3f ms %.2fx", format.rawValue, name, cost.effect, cost.effect / cost.copy))
             }
         }
         return 0

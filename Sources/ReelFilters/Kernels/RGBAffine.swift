@@ -5,7 +5,8 @@
 ///
 /// When no colour can leave 0...255 on the way, the clamps go and the two matrices are
 /// one. When the luma curve is not a line, new luma is `luma[Y]`, `Y` being the pixel's
-/// video-range luma rounded as ``RGBConversion`` does. Channels are bytes 0, 1 and 2 of
+/// video-range luma rounded as ``RGBConversion`` does, or, when the curve bends gently
+/// enough, the ``Bends`` fitted to it, computed in the lanes beside the colour. Channels are bytes 0, 1 and 2 of
 /// each pixel, so BGRA is RGBA with the matrices permuted.
 struct RGBAffine: Sendable {
     /// New luma, Cb, Cr levels from bytes 0, 1, 2: `toLook[3 * component + byte] + lookBias[component]`.
@@ -20,6 +21,9 @@ struct RGBAffine: Sendable {
     /// With a curve and a chroma map that ignores the pixel (black-and-white looks), each
     /// luma level has one result: `colours[Y]`, RGB bytes without alpha.
     private(set) var colours: [UInt32]?
+    /// The curve as a line with up to four bends, when one is within a level of the table
+    /// everywhere and the colour depends on the pixel (a look with `colours` needs neither).
+    private(set) var bends: Bends?
 
     init(toLook: [Float], lookBias: [Float], toRGB: [Float], rgbBias: [Float], luma: [UInt8]? = nil,
          lumaWeights: [Float] = [0, 0, 0]) {
@@ -32,6 +36,8 @@ struct RGBAffine: Sendable {
         if let luma, toLook[3...].allSatisfy({ $0 == 0 }) {
             let cb = min(max(lookBias[1], 0), 255), cr = min(max(lookBias[2], 0), 255)
             colours = (0..<256).map { output(Float(luma[$0]), cb, cr) }
+        } else if let luma {
+            bends = Bends(fitting: luma)
         }
     }
 
@@ -54,12 +60,15 @@ struct RGBAffine: Sendable {
                 scratch: UnsafeMutableRawPointer) {
         func splat(_ v: Float) -> SIMD8<Float> { SIMD8<Float>(repeating: v) }
         let vectors = count / 8
-        if let luma {
+        let bent = bends != nil, lanes = (bends ?? .straight).lanes
+        let luma0 = splat(lumaWeights[0] / 65_536), luma1 = splat(lumaWeights[1] / 65_536)
+        let luma2 = splat(lumaWeights[2] / 65_536), sixteen = splat(16)
+        if let luma, !bent {
             // Luma of every pixel first, through the curve; then the colour with it.
-            let w0 = splat(lumaWeights[0]), w1 = splat(lumaWeights[1]), w2 = splat(lumaWeights[2])
             for k in 0..<vectors {
                 let (c0, c1, c2) = Self.channels(input.loadUnaligned(fromByteOffset: 32 * k, as: SIMD8<UInt32>.self))
-                let y = Self.rounded((w0 * c0 + w1 * c1 + w2 * c2) * (1 / 65_536) + 16) & SIMD8<UInt32>(repeating: 0xFF)
+                let y = Self.rounded(sixteen.addingProduct(luma0, c0).addingProduct(luma1, c1).addingProduct(luma2, c2))
+                    & SIMD8<UInt32>(repeating: 0xFF)
                 scratch.storeBytes(of: y, toByteOffset: 32 * k, as: SIMD8<UInt32>.self)
             }
             if colours == nil { luma.withUnsafeBufferPointer { table in
@@ -87,13 +96,14 @@ struct RGBAffine: Sendable {
             for k in 0..<vectors {
                 let pixels = input.loadUnaligned(fromByteOffset: 32 * k, as: SIMD8<UInt32>.self)
                 let (c0, c1, c2) = Self.channels(pixels)
-                let y = curved ? SIMD8<Float>(scratch.loadUnaligned(fromByteOffset: 32 * k, as: SIMD8<Int32>.self))
-                    : Self.clamped(t0 * c0 + t1 * c1 + t2 * c2 + tb0)
-                let u = Self.clamped(t3 * c0 + t4 * c1 + t5 * c2 + tb1)
-                let v = Self.clamped(t6 * c0 + t7 * c1 + t8 * c2 + tb2)
-                let o0 = r0 * y + r1 * u + r2 * v + rb0
-                let o1 = r3 * y + r4 * u + r5 * v + rb1
-                let o2 = r6 * y + r7 * u + r8 * v + rb2
+                let y = !curved ? Self.clamped(tb0.addingProduct(t0, c0).addingProduct(t1, c1).addingProduct(t2, c2))
+                    : bent ? lanes.value(Self.whole(sixteen.addingProduct(luma0, c0).addingProduct(luma1, c1).addingProduct(luma2, c2)))
+                    : SIMD8<Float>(scratch.loadUnaligned(fromByteOffset: 32 * k, as: SIMD8<Int32>.self))
+                let u = Self.clamped(tb1.addingProduct(t3, c0).addingProduct(t4, c1).addingProduct(t5, c2))
+                let v = Self.clamped(tb2.addingProduct(t6, c0).addingProduct(t7, c1).addingProduct(t8, c2))
+                let o0 = rb0.addingProduct(r0, y).addingProduct(r1, u).addingProduct(r2, v)
+                let o1 = rb1.addingProduct(r3, y).addingProduct(r4, u).addingProduct(r5, v)
+                let o2 = rb2.addingProduct(r6, y).addingProduct(r7, u).addingProduct(r8, v)
                 let packed = Self.byte(o0) | Self.byte(o1) &<< 8 | Self.byte(o2) &<< 16 | pixels & alpha
                 output.storeBytes(of: packed, toByteOffset: 32 * k, as: SIMD8<UInt32>.self)
             }
@@ -113,14 +123,15 @@ struct RGBAffine: Sendable {
             for k in 0..<vectors {
                 let pixels = input.loadUnaligned(fromByteOffset: 32 * k, as: SIMD8<UInt32>.self)
                 let (c0, c1, c2) = Self.channels(pixels)
-                var o0 = m0 * c0 + m1 * c1 + m2 * c2 + b0
-                var o1 = m3 * c0 + m4 * c1 + m5 * c2 + b1
-                var o2 = m6 * c0 + m7 * c1 + m8 * c2 + b2
+                var o0 = b0.addingProduct(m0, c0).addingProduct(m1, c1).addingProduct(m2, c2)
+                var o1 = b1.addingProduct(m3, c0).addingProduct(m4, c1).addingProduct(m5, c2)
+                var o2 = b2.addingProduct(m6, c0).addingProduct(m7, c1).addingProduct(m8, c2)
                 if curved {
-                    let y = SIMD8<Float>(scratch.loadUnaligned(fromByteOffset: 32 * k, as: SIMD8<Int32>.self))
-                    o0 += g0 * y
-                    o1 += g1 * y
-                    o2 += g2 * y
+                    let y = bent ? lanes.value(Self.whole(sixteen.addingProduct(luma0, c0).addingProduct(luma1, c1).addingProduct(luma2, c2)))
+                        : SIMD8<Float>(scratch.loadUnaligned(fromByteOffset: 32 * k, as: SIMD8<Int32>.self))
+                    o0 = o0.addingProduct(g0, y)
+                    o1 = o1.addingProduct(g1, y)
+                    o2 = o2.addingProduct(g2, y)
                 }
                 let packed = Self.byte(o0) | Self.byte(o1) &<< 8 | Self.byte(o2) &<< 16 | pixels & alpha
                 output.storeBytes(of: packed, toByteOffset: 32 * k, as: SIMD8<UInt32>.self)
@@ -143,7 +154,11 @@ struct RGBAffine: Sendable {
         var y = look(0)
         if let luma {
             let sum = lumaWeights[0] * c[0] + lumaWeights[1] * c[1] + lumaWeights[2] * c[2]
-            y = Float(luma[Int(Self.roundedScalar(sum * (1 / 65_536) + 16) & 0xFF)])
+            if let bends {
+                y = bends.lanes.value(SIMD8(repeating: Float(Self.roundedScalar(sum * (1 / 65_536) + 16))))[0]
+            } else {
+                y = Float(luma[Int(Self.roundedScalar(sum * (1 / 65_536) + 16) & 0xFF)])
+            }
         }
         return output(y, look(1), look(2)) | p & 0xFF00_0000
     }
@@ -172,6 +187,11 @@ struct RGBAffine: Sendable {
         unsafeBitCast(v + 8_388_608, to: SIMD8<UInt32>.self) &- 0x4B00_0000
     }
 
+    /// Rounded to the nearest whole number (ties to even), still as floats: luma as the
+    /// table path rounds it before its lookup. For 0 ≤ v < 2²².
+    @inline(__always)
+    private static func whole(_ v: SIMD8<Float>) -> SIMD8<Float> { (v + 8_388_608) - 8_388_608 }
+
     /// 0...255 on the bit patterns, which order as integers for floats of one sign, by sign
     /// masks: the compiler turns these into integer max and min instructions, where a
     /// comparison and select can compile to slow mask shuffling.
@@ -191,5 +211,76 @@ struct RGBAffine: Sendable {
     @inline(__always)
     private static func roundedScalar(_ v: Float) -> UInt32 {
         (v + 8_388_608).bitPattern &- 0x4B00_0000
+    }
+}
+
+extension RGBAffine {
+    /// A luma curve as `base + slope·y + Σ gainₖ·max(y − kneeₖ, 0)`: a line that bends at up
+    /// to four levels, through the table's value at each bend and at its ends, so that every
+    /// level 0...255 lands within one of the table.
+    struct Bends: Sendable {
+        let base: Float
+        let slope: Float
+        /// Unused bends sit at 255 with no gain.
+        let knees: SIMD4<Float>
+        let gains: SIMD4<Float>
+
+        /// y' = y, standing in where a kernel has no bends.
+        static let straight = Bends(base: 0, slope: 1, knees: SIMD4(repeating: 255), gains: .zero)
+
+        private init(base: Float, slope: Float, knees: SIMD4<Float>, gains: SIMD4<Float>) {
+            (self.base, self.slope, self.knees, self.gains) = (base, slope, knees, gains)
+        }
+
+        /// Nil when the curve needs more than four bends for that.
+        init?(fitting table: [UInt8]) {
+            guard table.count == 256 else { return nil }
+            let value = table.map(Float.init)
+            func fits(_ a: Int, _ b: Int) -> Bool {
+                let step = (value[b] - value[a]) / Float(b - a)
+                return (a...b).allSatisfy { abs(value[a] + step * Float($0 - a) - value[$0]) <= 1 }
+            }
+            // Each piece as long as it can go, from the black end.
+            var ends = [0]
+            while let start = ends.last, start < 255 {
+                var end = start + 1
+                while end < 255, fits(start, end + 1) { end += 1 }
+                ends.append(end)
+                if ends.count > 6 { return nil }
+            }
+            let slopes = zip(ends, ends.dropFirst()).map { (value[$1] - value[$0]) / Float($1 - $0) }
+            var knees = SIMD4<Float>(repeating: 255), gains = SIMD4<Float>.zero
+            for bend in 0..<(slopes.count - 1) {
+                knees[bend] = Float(ends[bend + 1])
+                gains[bend] = slopes[bend + 1] - slopes[bend]
+            }
+            self.init(base: value[0], slope: slopes[0], knees: knees, gains: gains)
+        }
+
+        var lanes: Lanes {
+            func splat(_ v: Float) -> SIMD8<Float> { SIMD8(repeating: v) }
+            return Lanes(base: splat(base), slope: splat(slope),
+                         knee0: splat(knees[0]), knee1: splat(knees[1]), knee2: splat(knees[2]), knee3: splat(knees[3]),
+                         gain0: splat(gains[0]), gain1: splat(gains[1]), gain2: splat(gains[2]), gain3: splat(gains[3]))
+        }
+
+        /// The bends splatted for eight pixels at a time.
+        struct Lanes {
+            let base, slope, knee0, knee1, knee2, knee3, gain0, gain1, gain2, gain3: SIMD8<Float>
+
+            @inline(__always)
+            func value(_ y: SIMD8<Float>) -> SIMD8<Float> {
+                base.addingProduct(slope, y).addingProduct(gain0, Self.positive(y - knee0))
+                    .addingProduct(gain1, Self.positive(y - knee1)).addingProduct(gain2, Self.positive(y - knee2))
+                    .addingProduct(gain3, Self.positive(y - knee3))
+            }
+
+            /// max(v, 0) on the bit patterns: a negative float has its sign bit set.
+            @inline(__always)
+            private static func positive(_ v: SIMD8<Float>) -> SIMD8<Float> {
+                let bits = unsafeBitCast(v, to: SIMD8<Int32>.self)
+                return unsafeBitCast(bits & ~(bits &>> 31), to: SIMD8<Float>.self)
+            }
+        }
     }
 }
