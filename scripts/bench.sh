@@ -61,6 +61,18 @@ if [[ -x "$shared_bench/ffmpeg-seed-composition.sh" || -f "$shared_bench/ffmpeg-
   r=$(measure "$reel" demo --clips "$clips" -o "$work/demo.mp4")
   f=$(measure bash "$shared_bench/ffmpeg-seed-composition.sh" "$clips" "$work/ffmpeg-demo.mp4")
   report "seed composition 640x360" "$r" "ffmpeg" "$f"
+  # The floor under any render of it here: the CPU time of decoding the five clips and of
+  # encoding the 42 s result with the same settings (its own decoding taken off), spread
+  # perfectly over every core. No renderer can beat this ratio to ffmpeg on this machine.
+  cpu() { /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -1 | awk '{print $1 + $2}'; }
+  decode=0
+  for f5 in "${seeds[@]}"; do decode=$(echo "$decode + $(cpu ffmpeg -nostdin -v error -i "$f5" -map 0:v -f null -)" | bc -l); done
+  reencode=$(cpu ffmpeg -nostdin -v error -i "$work/ffmpeg-demo.mp4" -c:v libx264 -preset medium -crf 23 -f null -)
+  redecode=$(cpu ffmpeg -nostdin -v error -i "$work/ffmpeg-demo.mp4" -f null -)
+  cores=$(nproc)
+  floor=$(echo "($decode + $reencode - $redecode) / $cores" | bc -l)
+  printf 'seed composition floor: decode %.1f CPU-s + encode %.1f CPU-s over %d cores = %.2f s, ratio %.2f to ffmpeg\n' \
+    "$decode" "$(echo "$reencode - $redecode" | bc -l)" "$cores" "$floor" "$(echo "$floor / $f" | bc -l)"
 fi
 
 # Passthrough merge of the four seed clips that share coding parameters (04_quasar is
@@ -73,6 +85,12 @@ f=$(measure ffmpeg -nostdin -y -v error -f concat -safe 0 -i "$list" -map 0:v:0 
 c=$(measure sh -c 'cat "$@" > "$0"' "$work/cp.bin" "${four[@]}")
 report "passthrough merge of 4 seed clips" "$r" "ffmpeg" "$f"
 report "passthrough merge vs cp of the bytes" "$r" "cp" "$c"
+# The floor under that: starting a process that links Debian's FFmpeg (its libraries pull
+# in over a hundred more), before any work; ffmpeg pays it too.
+s=$(measure "$reel" --version)
+v=$(measure ffmpeg -version)
+report "start alone (reel --version) vs cp" "$s" "cp" "$c"
+report "start alone vs ffmpeg -version" "$s" "ffmpeg" "$v"
 
 # Speed changes of one clip, against the seed references (libx264 medium, CRF 23, AAC).
 if [[ -f "$shared_bench/ffmpeg-speed.sh" ]]; then
