@@ -10,7 +10,8 @@ let strict: [SwiftSetting] = [
 /// The filter kernels' SIMD lanes are 8 wide on AVX2, 4 on the x86-64 baseline (SSE2), and
 /// Swift cannot pick per function at run time: so ReelFilters is built for the machine that
 /// builds it when that machine has AVX2 (as this package is always built where it runs).
-/// REEL_PORTABLE=1 builds it for any x86-64.
+/// REEL_PORTABLE=1 builds it for any x86-64. REEL_FMA tells the kernels the build has fused
+/// multiply-adds (without the instruction, a fused one is a library call per lane).
 let nativeKernels: [SwiftSetting] = {
     #if os(Linux) && arch(x86_64)
     guard ProcessInfo.processInfo.environment["REEL_PORTABLE"] == nil,
@@ -18,7 +19,7 @@ let nativeKernels: [SwiftSetting] = {
           let flags = cpu.split(separator: "\n").first(where: { $0.hasPrefix("flags") })?.split(separator: " "),
           ["avx2", "fma", "bmi2", "movbe", "f16c"].allSatisfy({ flags.contains(Substring($0)) })
     else { return [] }
-    return [.unsafeFlags(["-target-cpu", "haswell"])]
+    return [.unsafeFlags(["-target-cpu", "haswell"]), .define("REEL_FMA")]
     #else
     return []
     #endif

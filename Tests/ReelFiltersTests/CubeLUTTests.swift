@@ -60,13 +60,14 @@ import Testing
     /// pixel, the colours spread over the cube; odd sizes leave part blocks at the edges.
     private func ycbcrPicture(_ format: PixelFormat, width: Int, height: Int) throws -> PixelBuffer {
         let picture = try PixelBuffer(width: width, height: height, pixelFormat: format)
-        var generator = SystemRandomNumberGenerator()
+        var noise = KernelTests.Noise(state: 11)
+        func sample(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(noise.next()) % range.count }
         let interleaved = format == .nv12
         for by in 0..<(height + 1) / 2 {
             for bx in 0..<(width + 1) / 2 {
                 // Mid-range chroma around a mid-range luma stays inside RGB's cube.
-                let cb = UInt8.random(in: 100...156, using: &generator), cr = UInt8.random(in: 100...156, using: &generator)
-                let base = Int.random(in: 70...150, using: &generator)
+                let cb = UInt8(sample(100...156)), cr = UInt8(sample(100...156))
+                let base = sample(70...150)
                 picture.withMutablePlane(0) { luma, stride in
                     for y in 2 * by..<min(2 * by + 2, height) {
                         for x in 2 * bx..<min(2 * bx + 2, width) {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ReelAV
 public import ReelCore
 
@@ -103,7 +104,7 @@ public final class FilterChain: @unchecked Sendable {
             case "GaussianBlur":
                 stages.append(BlurStage(sigma: snapshot.values["radius"] ?? 10))
             case "ColorCube":
-                if let cube = filter.cube { stages.append(CubeStage(table: cube.prepared())) }
+                if let cube = filter.cube { stages.append(CubeStage(cube: cube)) }
             default:
                 break
             }
@@ -186,12 +187,26 @@ final class BlurStage: Stage {
 }
 
 final class CubeStage: Stage {
-    let table: CubeLUT.Prepared
-    init(table: CubeLUT.Prepared) { self.table = table }
+    private let cube: CubeLUT
+    /// The lattice for RGB pictures and the one for YCbCr pictures, each made when a picture
+    /// first needs it (a 256-point cube's is 268 MB).
+    private let lattices = Mutex<(rgb: CubeLUT.Prepared?, video: CubeLUT.Prepared?)>((nil, nil))
+
+    init(cube: CubeLUT) { self.cube = cube }
+
     func run(_ input: PixelBuffer, into output: PixelBuffer) throws(ReelError) {
+        let videoRange: Bool
         switch input.pixelFormat {
-        case .rgba, .bgra, .yuv420p, .nv12: try table.apply(input, into: output)
+        case .rgba, .bgra: videoRange = false
+        case .yuv420p, .nv12: videoRange = true
         default: throw ReelError(.unsupported, "ColorCube runs on rgba, bgra, yuv420p and nv12, not \(input.pixelFormat)")
         }
+        let table = lattices.withLock { made -> CubeLUT.Prepared in
+            if let table = videoRange ? made.video : made.rgb { return table }
+            let table = cube.prepared(videoRange: videoRange)
+            if videoRange { made.video = table } else { made.rgb = table }
+            return table
+        }
+        try table.apply(input, into: output)
     }
 }

@@ -18,7 +18,7 @@ extension ColorLook {
         case .rgba, .bgra:
             if isLumaIdentity && isChromaIdentity {
                 target.copyPlane(0, from: source)
-            } else if let kernel = rgbKernel(redFirst: source.pixelFormat == .rgba) {
+            } else if let kernel = source.pixelFormat == .rgba ? rgbaKernel : bgraKernel {
                 mapRGB(source, target, kernel)
             } else {
                 mapRGBTables(source, target, redFirst: source.pixelFormat == .rgba)

@@ -6,13 +6,13 @@ extension CubeLUT {
     /// and its position inside the cell.
     struct Prepared: Sendable {
         let size: Int
-        /// `size`³ points, red fastest: (R, G, B, 0), each 0...255 << 8.
+        /// Whether this is the table for YCbCr pictures.
+        let videoRange: Bool
+        /// `size`³ points, red fastest: (R, G, B, 0), each 0...255 << 8; for YCbCr pictures
+        /// the same points as BT.709 video-range (Y, Cb, Cr, 0). The conversion is linear,
+        /// so converting the points and then interpolating is converting the interpolated
+        /// colour (to within the rounding), and a pixel needs no conversion back.
         let points: [SIMD4<Int32>]
-        /// The same points as BT.709 video-range (Y, Cb, Cr, 0), for YCbCr pictures: the
-        /// conversion is linear, so converting the points and then interpolating is
-        /// converting the interpolated colour (to within the rounding), and a pixel needs
-        /// no conversion back.
-        let videoPoints: [SIMD4<Int32>]
         /// `offsets[256 * axis + level]`: the cell's lower point along that axis, as an index
         /// step (1 for red, `size` for green, `size`² for blue), so a cell is three loads and
         /// two additions away.
@@ -23,19 +23,23 @@ extension CubeLUT {
         let corners: [(Int32, Int32)]
     }
 
-    func prepared() -> Prepared {
+    /// The table for RGB pictures, or with `videoRange` for YCbCr ones.
+    func prepared(videoRange: Bool) -> Prepared {
         let n = size
-        var points = [SIMD4<Int32>](repeating: .zero, count: n * n * n), videoPoints = points
+        var points = [SIMD4<Int32>](repeating: .zero, count: n * n * n)
         for index in points.indices {
             func level(_ channel: Int) -> Double { min(max(Double(values[3 * index + channel]), 0), 1) * 255 }
             let (r, g, b) = (level(0), level(1), level(2))
             func fixed(_ value: Double) -> Int32 { Int32((value * 256).rounded()) }
-            points[index] = SIMD4(fixed(r), fixed(g), fixed(b), 0)
-            // RGBConversion's weights / 65,536.
-            let y = 16 + (11_966 * r + 40_254 * g + 4_064 * b) / 65_536
-            let cb = 128 + (-6_596 * r - 22_189 * g + 28_784 * b) / 65_536
-            let cr = 128 + (28_784 * r - 26_145 * g - 2_639 * b) / 65_536
-            videoPoints[index] = SIMD4(fixed(y), fixed(cb), fixed(cr), 0)
+            if videoRange {
+                // RGBConversion's weights / 65,536.
+                let y = 16 + (11_966 * r + 40_254 * g + 4_064 * b) / 65_536
+                let cb = 128 + (-6_596 * r - 22_189 * g + 28_784 * b) / 65_536
+                let cr = 128 + (28_784 * r - 26_145 * g - 2_639 * b) / 65_536
+                points[index] = SIMD4(fixed(y), fixed(cb), fixed(cr), 0)
+            } else {
+                points[index] = SIMD4(fixed(r), fixed(g), fixed(b), 0)
+            }
         }
         var offsets = [Int32](repeating: 0, count: 768), weights = [Int32](repeating: 0, count: 768)
         let steps = [1, n, n * n]
@@ -59,7 +63,7 @@ extension CubeLUT {
         corners[Prepared.tetrahedron(0, 1, 2)] = (b, g + b)   // blue ≥ green ≥ red
         corners[Prepared.tetrahedron(0, 2, 1)] = (g, g + b)   // green > blue ≥ red
         corners[Prepared.tetrahedron(1, 2, 0)] = (g, r + g)   // green ≥ red > blue
-        return Prepared(size: n, points: points, videoPoints: videoPoints, offsets: offsets, weights: weights, corners: corners)
+        return Prepared(size: n, videoRange: videoRange, points: points, offsets: offsets, weights: weights, corners: corners)
     }
 }
 
@@ -100,12 +104,15 @@ extension CubeLUT.Prepared {
         }
     }
 
-    /// Writes `source` through the table into `target`. RGBA and BGRA map per pixel;
-    /// yuv420p and nv12 go to RGB per pixel (a 3D table mixes channels, so no YCbCr
-    /// shortcut exists) and come back through the video-range points.
+    /// Writes `source` through the table into `target`: RGBA and BGRA map per pixel with
+    /// the RGB table; yuv420p and nv12 go to RGB per pixel (a 3D table mixes channels, so no
+    /// YCbCr shortcut exists) and come back through the video-range table.
     func apply(_ source: PixelBuffer, into target: PixelBuffer) throws(ReelError) {
         let rgb = source.pixelFormat == .rgba || source.pixelFormat == .bgra
-        (rgb ? points : videoPoints).withUnsafeBufferPointer { points in
+        guard rgb != videoRange else {
+            throw ReelError(.invalidArgument, "a cube table made for \(videoRange ? "YCbCr" : "RGB") given \(source.pixelFormat)")
+        }
+        points.withUnsafeBufferPointer { points in
         offsets.withUnsafeBufferPointer { offsets in
         weights.withUnsafeBufferPointer { weights in
         corners.withUnsafeBufferPointer { corners in

@@ -63,11 +63,15 @@ struct RGBAffine: Sendable {
         let bent = bends != nil, lanes = (bends ?? .straight).lanes
         let luma0 = splat(lumaWeights[0] / 65_536), luma1 = splat(lumaWeights[1] / 65_536)
         let luma2 = splat(lumaWeights[2] / 65_536), sixteen = splat(16)
+        /// Video-range luma of eight pixels, unrounded.
+        @inline(__always) func level(_ c0: SIMD8<Float>, _ c1: SIMD8<Float>, _ c2: SIMD8<Float>) -> SIMD8<Float> {
+            sixteen.adding(luma0, times: c0).adding(luma1, times: c1).adding(luma2, times: c2)
+        }
         if let luma, !bent {
             // Luma of every pixel first, through the curve; then the colour with it.
             for k in 0..<vectors {
                 let (c0, c1, c2) = Self.channels(input.loadUnaligned(fromByteOffset: 32 * k, as: SIMD8<UInt32>.self))
-                let y = Self.rounded(sixteen.addingProduct(luma0, c0).addingProduct(luma1, c1).addingProduct(luma2, c2))
+                let y = Self.rounded(level(c0, c1, c2))
                     & SIMD8<UInt32>(repeating: 0xFF)
                 scratch.storeBytes(of: y, toByteOffset: 32 * k, as: SIMD8<UInt32>.self)
             }
@@ -96,14 +100,14 @@ struct RGBAffine: Sendable {
             for k in 0..<vectors {
                 let pixels = input.loadUnaligned(fromByteOffset: 32 * k, as: SIMD8<UInt32>.self)
                 let (c0, c1, c2) = Self.channels(pixels)
-                let y = !curved ? Self.clamped(tb0.addingProduct(t0, c0).addingProduct(t1, c1).addingProduct(t2, c2))
-                    : bent ? lanes.value(Self.whole(sixteen.addingProduct(luma0, c0).addingProduct(luma1, c1).addingProduct(luma2, c2)))
+                let y = !curved ? Self.clamped(tb0.adding(t0, times: c0).adding(t1, times: c1).adding(t2, times: c2))
+                    : bent ? lanes.value(Self.whole(level(c0, c1, c2)))
                     : SIMD8<Float>(scratch.loadUnaligned(fromByteOffset: 32 * k, as: SIMD8<Int32>.self))
-                let u = Self.clamped(tb1.addingProduct(t3, c0).addingProduct(t4, c1).addingProduct(t5, c2))
-                let v = Self.clamped(tb2.addingProduct(t6, c0).addingProduct(t7, c1).addingProduct(t8, c2))
-                let o0 = rb0.addingProduct(r0, y).addingProduct(r1, u).addingProduct(r2, v)
-                let o1 = rb1.addingProduct(r3, y).addingProduct(r4, u).addingProduct(r5, v)
-                let o2 = rb2.addingProduct(r6, y).addingProduct(r7, u).addingProduct(r8, v)
+                let u = Self.clamped(tb1.adding(t3, times: c0).adding(t4, times: c1).adding(t5, times: c2))
+                let v = Self.clamped(tb2.adding(t6, times: c0).adding(t7, times: c1).adding(t8, times: c2))
+                let o0 = rb0.adding(r0, times: y).adding(r1, times: u).adding(r2, times: v)
+                let o1 = rb1.adding(r3, times: y).adding(r4, times: u).adding(r5, times: v)
+                let o2 = rb2.adding(r6, times: y).adding(r7, times: u).adding(r8, times: v)
                 let packed = Self.byte(o0) | Self.byte(o1) &<< 8 | Self.byte(o2) &<< 16 | pixels & alpha
                 output.storeBytes(of: packed, toByteOffset: 32 * k, as: SIMD8<UInt32>.self)
             }
@@ -123,15 +127,15 @@ struct RGBAffine: Sendable {
             for k in 0..<vectors {
                 let pixels = input.loadUnaligned(fromByteOffset: 32 * k, as: SIMD8<UInt32>.self)
                 let (c0, c1, c2) = Self.channels(pixels)
-                var o0 = b0.addingProduct(m0, c0).addingProduct(m1, c1).addingProduct(m2, c2)
-                var o1 = b1.addingProduct(m3, c0).addingProduct(m4, c1).addingProduct(m5, c2)
-                var o2 = b2.addingProduct(m6, c0).addingProduct(m7, c1).addingProduct(m8, c2)
+                var o0 = b0.adding(m0, times: c0).adding(m1, times: c1).adding(m2, times: c2)
+                var o1 = b1.adding(m3, times: c0).adding(m4, times: c1).adding(m5, times: c2)
+                var o2 = b2.adding(m6, times: c0).adding(m7, times: c1).adding(m8, times: c2)
                 if curved {
-                    let y = bent ? lanes.value(Self.whole(sixteen.addingProduct(luma0, c0).addingProduct(luma1, c1).addingProduct(luma2, c2)))
+                    let y = bent ? lanes.value(Self.whole(level(c0, c1, c2)))
                         : SIMD8<Float>(scratch.loadUnaligned(fromByteOffset: 32 * k, as: SIMD8<Int32>.self))
-                    o0 = o0.addingProduct(g0, y)
-                    o1 = o1.addingProduct(g1, y)
-                    o2 = o2.addingProduct(g2, y)
+                    o0 = o0.adding(g0, times: y)
+                    o1 = o1.adding(g1, times: y)
+                    o2 = o2.adding(g2, times: y)
                 }
                 let packed = Self.byte(o0) | Self.byte(o1) &<< 8 | Self.byte(o2) &<< 16 | pixels & alpha
                 output.storeBytes(of: packed, toByteOffset: 32 * k, as: SIMD8<UInt32>.self)
@@ -270,9 +274,9 @@ extension RGBAffine {
 
             @inline(__always)
             func value(_ y: SIMD8<Float>) -> SIMD8<Float> {
-                base.addingProduct(slope, y).addingProduct(gain0, Self.positive(y - knee0))
-                    .addingProduct(gain1, Self.positive(y - knee1)).addingProduct(gain2, Self.positive(y - knee2))
-                    .addingProduct(gain3, Self.positive(y - knee3))
+                base.adding(slope, times: y).adding(gain0, times: Self.positive(y - knee0))
+                    .adding(gain1, times: Self.positive(y - knee1)).adding(gain2, times: Self.positive(y - knee2))
+                    .adding(gain3, times: Self.positive(y - knee3))
             }
 
             /// max(v, 0) on the bit patterns: a negative float has its sign bit set.
@@ -282,5 +286,19 @@ extension RGBAffine {
                 return unsafeBitCast(bits & ~(bits &>> 31), to: SIMD8<Float>.self)
             }
         }
+    }
+}
+
+extension SIMD8 where Scalar == Float {
+    /// `self + a·b`: one fused instruction where the build has FMA (REEL_FMA; Swift does not
+    /// contract `a * b + c` itself), a multiply and an add where a fused one would be a
+    /// library call per lane.
+    @inline(__always)
+    fileprivate func adding(_ a: Self, times b: Self) -> Self {
+        #if REEL_FMA
+        addingProduct(a, b)
+        #else
+        self + a * b
+        #endif
     }
 }

@@ -35,6 +35,9 @@ public struct ColorLook: Sendable, Equatable {
     /// The chroma map as two clamped planes over (Cb, Cr), when it is one to within ±1. A
     /// separable map's Cb line ignores Cr and its Cr line ignores Cb.
     private(set) var chromaPlanes: (cb: ByteAffine, cr: ByteAffine)?
+    /// The RGBA and BGRA kernels, made once with the look rather than for every picture.
+    private(set) var rgbaKernel: RGBAffine?
+    private(set) var bgraKernel: RGBAffine?
 
     init(luma: [UInt8], chroma: [UInt16]) {
         self.luma = luma
@@ -84,6 +87,8 @@ public struct ColorLook: Sendable, Equatable {
             crLine = ByteAffine.fitting({ a, b in Int(chromaTable[a | b << 8] >> 8) }, inputs: .two)
         }
         chromaPlanes = cbLine.flatMap { cb in crLine.map { (cb, $0) } }
+        rgbaKernel = rgbKernel(redFirst: true)
+        bgraKernel = rgbKernel(redFirst: false)
     }
 
     public static func == (lhs: ColorLook, rhs: ColorLook) -> Bool {
