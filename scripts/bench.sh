@@ -3,11 +3,18 @@
 # Each job runs 5 times; the median wall time is reported with the ratio.
 set -euo pipefail
 reel=${1:?reel binary}; clips=${2:?clip dir}
+# Absolute, for the concat list: ffmpeg reads the paths in it relative to the list's folder.
+clips=$(cd "$clips" 2>/dev/null && pwd) || { echo "bench: $2 is absent; the benchmarks run on the seed clips" >&2; exit 1; }
 runs=${BENCH_RUNS:-5}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-seconds() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
+# A job that fails stops the bench: a failed reference would be timed as a fast one.
+seconds() {
+  local t0 t1; t0=$(date +%s.%N)
+  "$@" >/dev/null 2>&1 || { echo "bench: failed: $*" >&2; return 1; }
+  t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l
+}
 measure() { for _ in $(seq "$runs"); do seconds "$@"; done | median; }
 report() { # name reel_value reference_name reference_value [unit]
   local unit=${5:-s}

@@ -139,6 +139,16 @@ package final class Demuxer {
         return true
     }
 
+    /// Packets exactly as the container stores them, for copying: no parser runs over their
+    /// bytes and no timestamp is inferred (`AVFMT_FLAG_NOPARSE | AVFMT_FLAG_NOFILLIN`).
+    /// An ISO BMFF sample is already one frame with its times, and parsing every H.264
+    /// sample to find frame boundaries it already has was most of a passthrough merge's
+    /// work. Only for MP4 and MOV; other containers need their parsers.
+    package func readPacketsAsStored() {
+        guard formatName.hasPrefix("mov,") else { return }
+        context.pointee.flags |= AVFMT_FLAG_NOPARSE | AVFMT_FLAG_NOFILLIN
+    }
+
     /// Tells the demuxer to skip the packets of streams no one reads.
     package func setDiscarded(_ discarded: Bool, streamIndex: Int) {
         context.pointee.streams[streamIndex]?.pointee.discard = discarded ? AVDISCARD_ALL : AVDISCARD_DEFAULT

@@ -60,6 +60,7 @@ enum PassthroughExport {
                 throw ReelError(.invalidArgument, "has no track \(segment.sourceTrackID)", subject: "\(name) \(source.path)")
             }
             let demuxer = try Demuxer(path: source.path, probing: false)
+            demuxer.readPacketsAsStored()
             if let first = clips.first, first.transform != video.preferredTransform {
                 throw ReelError(.unsupported,
                                 "is turned \(video.rotation)° where clips[0] is turned \(Int(first.transform.rotationDegrees.rounded()))°; one file has one rotation, so use a sized preset",
