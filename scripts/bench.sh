@@ -41,7 +41,7 @@ r=$(measure "$reel" thumbnail "$clip" --at 7.5 -o "$work/thumb.png")
 f=$(measure ffmpeg -nostdin -y -v error -ss 7.5 -i "$clip" -frames:v 1 "$work/thumb-ffmpeg.png")
 report "thumbnail at 7.5 s" "$r" "ffmpeg" "$f"
 
-# Filters: Reel's per-frame cost at 1920x1080 (in-process, median of 48 frames read in turn from
+# Filters: Reel's per-frame cost at 1920x1080 (in-process, the median of three passes of 48 frames read in turn from
 # 16, more than the L3 holds, as fresh frames from a decoder are) beside a
 # plain copy of the frame and FFmpeg's closest filter (its cost over a format-only baseline).
 bench=$("$reel" filters --bench)
