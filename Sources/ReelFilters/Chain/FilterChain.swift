@@ -126,7 +126,16 @@ public final class FilterChain: @unchecked Sendable {
                 guard let file = pieces.dropFirst().first(where: { $0.hasPrefix("file=") })?.dropFirst(5) else {
                     throw ReelError(.invalidArgument, "ColorCube needs file=PATH.cube", subject: part)
                 }
-                filters.append(Filter(cube: try CubeLUT(contentsOf: URL(fileURLWithPath: String(file)))))
+                do throws(ReelError) {
+                    filters.append(Filter(cube: try CubeLUT(contentsOf: URL(fileURLWithPath: String(file)))))
+                } catch {
+                    // The file is what is wrong, and a chain's errors are shown by their message:
+                    // the path goes into it.
+                    var named = error
+                    named.message = "\(error.subject ?? String(file)): \(error.message)"
+                    named.subject = nil
+                    throw named
+                }
                 continue
             }
             let filter = try Filter(name: name)
