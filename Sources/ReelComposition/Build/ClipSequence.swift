@@ -80,6 +80,8 @@ public struct ClipSequence: Sendable {
                                 subject: "\(name) \(asset.url.path)")
             }
             let videoTrack = videoTracks[index % 2]
+            // As AVFoundation code must: a composition track's transform is only what is set.
+            if videoTrack.segments.isEmpty { videoTrack.preferredTransform = video.preferredTransform }
             try videoTrack.insertTimeRange(sourceRange, of: video, at: cursor)
             if clip.speed != 1 {
                 videoTrack.scaleTimeRange(MediaTimeRange(start: cursor, duration: sourceRange.duration), toDuration: duration)

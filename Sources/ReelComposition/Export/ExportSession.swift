@@ -17,7 +17,13 @@ public final class ExportSession: @unchecked Sendable {
     public let preset: ExportPreset
     public var outputURL: URL?
     public var outputFileType: FileType = .mp4
-    /// How tracks combine; nil uses `VideoComposition(propertiesOf:)`. `videoComposition`.
+    /// How tracks combine. `videoComposition`.
+    ///
+    /// Without one, as AVFoundation does, nothing is rendered through a track's
+    /// `preferredTransform`: the pictures are written as stored and the transform of the
+    /// first video track goes into the output as its display matrix, for players to turn
+    /// the picture (seed 002's `preferredTransform = CGAffineTransform(rotationAngle: .pi/2)`).
+    /// With one, its layer instructions place every picture and the output has no matrix.
     public var videoComposition: VideoComposition?
     public var audioMix: AudioMix?
     /// The part of the composition to export; the whole by default. `timeRange`.
@@ -64,7 +70,7 @@ public final class ExportSession: @unchecked Sendable {
     /// copied (no overlaps, normal speed), and sized presets no larger than it (they never
     /// scale up, so the bigger ones would equal `highest`). `exportPresets(compatibleWith:)`.
     public static func exportPresets(compatibleWith composition: MutableComposition) -> [ExportPreset] {
-        let size = VideoComposition(propertiesOf: composition).renderSize
+        let size = Self.plainVideoComposition(of: composition).video.renderSize
         let longest = max(size.width, size.height)
         let segments = composition.tracks(withMediaType: .video).flatMap(\.segments).filter { !$0.isEmpty }
             .sorted { $0.timeMapping.target.start < $1.timeMapping.target.start }
@@ -84,7 +90,7 @@ public final class ExportSession: @unchecked Sendable {
         let seconds = min(timeRange.duration.isNumeric ? timeRange.duration.seconds : .infinity, composition.duration.seconds)
         // x264 at CRF 23 spends about 0.07 bit per pixel per frame on typical footage; each 6 CRF halves it.
         let bitsPerPixel = 0.07 * pow(2, (23 - preset.quality) / 6)
-        let rate = 1 / (videoComposition ?? VideoComposition(propertiesOf: composition)).frameDuration.seconds
+        let rate = 1 / (videoComposition ?? Self.plainVideoComposition(of: composition).video).frameDuration.seconds
         let videoBits = Double(width * height) * rate * bitsPerPixel * seconds
         let audioBits = 128_000 * seconds
         return Int64((videoBits + audioBits) / 8)
@@ -92,7 +98,41 @@ public final class ExportSession: @unchecked Sendable {
 
     /// The output size this export will have.
     public var outputSize: (width: Int, height: Int) {
-        preset.outputSize(for: (videoComposition ?? VideoComposition(propertiesOf: composition)).renderSize)
+        preset.outputSize(for: (videoComposition ?? Self.plainVideoComposition(of: composition).video).renderSize)
+    }
+
+    /// What an export without a video composition renders: each track's pictures as stored
+    /// (the first video track's `preferredTransform` becomes the output's display matrix; a
+    /// later track whose transform differs is drawn turned relative to it), at the first
+    /// track's natural size unless the composition's `naturalSize` is set.
+    static func plainVideoComposition(of composition: MutableComposition)
+        -> (video: VideoComposition, displayMatrix: ReelCore.AffineTransform) {
+        var video = VideoComposition(propertiesOf: composition)
+        let tracks = composition.tracks(withMediaType: .video).filter { $0.naturalSize != .zero }
+        let first = tracks.min { ($0.segments.first { !$0.isEmpty }?.timeMapping.target.start ?? .positiveInfinity)
+            < ($1.segments.first { !$0.isEmpty }?.timeMapping.target.start ?? .positiveInfinity) }
+        guard let first else { return (video, .identity) }
+        // Only the quarter turn (and mirror) is a display matrix; a free transform stays drawn.
+        let matrix = first.preferredTransform.orientation != nil ? first.preferredTransform : .identity
+        let undo = matrix.inverted() ?? .identity
+        for index in video.instructions.indices {
+            let start = video.instructions[index].timeRange.start
+            for layer in video.instructions[index].layerInstructions.indices {
+                let trackID = video.instructions[index].layerInstructions[layer].trackID
+                let preferred = composition.track(withTrackID: trackID)?.preferredTransform ?? .identity
+                let relative = preferred.concatenating(undo)
+                // Keep the turned picture at the origin, as it is written.
+                let box = Rect(origin: .zero, size: composition.track(withTrackID: trackID)?.naturalSize ?? .zero)
+                    .applying(relative)
+                video.instructions[index].layerInstructions[layer].setTransform(
+                    relative.concatenating(ReelCore.AffineTransform(translationX: -box.minX, y: -box.minY)), at: start)
+            }
+        }
+        if composition.naturalSize == .zero {
+            video.renderSize = Size(width: (first.naturalSize.width / 2).rounded() * 2,
+                                    height: (first.naturalSize.height / 2).rounded() * 2)
+        }
+        return (video, matrix)
     }
 
     /// Renders and writes the file. `export()`.
@@ -110,6 +150,17 @@ public final class ExportSession: @unchecked Sendable {
             }
         }
         try result.get()
+    }
+
+    /// Starts the export on a thread of its own and calls `handler` when it has completed,
+    /// failed or been cancelled; read ``status`` and ``error`` there.
+    /// `exportAsynchronously(completionHandler:)`.
+    /// - Parameter handler: called once, on the export's thread.
+    public func exportAsynchronously(completionHandler handler: @escaping @Sendable () -> Void) {
+        Thread.detachNewThread { [self] in
+            _ = try? exportSynchronously()
+            handler()
+        }
     }
 
     /// ``export(progressHandler:)`` on the calling thread.
@@ -138,7 +189,8 @@ public final class ExportSession: @unchecked Sendable {
             lock.withLock { _notes = notes }
             return
         }
-        let video = videoComposition ?? VideoComposition(propertiesOf: composition)
+        let plain = videoComposition == nil ? Self.plainVideoComposition(of: composition) : nil
+        let video = videoComposition ?? plain?.video ?? VideoComposition(propertiesOf: composition)
         try video.validate(for: composition)
         let range = timeRange.intersection(MediaTimeRange(start: .zero, duration: composition.duration))
         guard range.duration > .zero else {
@@ -151,6 +203,7 @@ public final class ExportSession: @unchecked Sendable {
         let rate = 1 / video.frameDuration.seconds
         let videoInput = AssetWriterInput(mediaType: .video, outputSettings: VideoSettings(
             codec: preset.codec, width: width, height: height, quality: preset.quality, expectedFrameRate: rate))
+        if let plain { videoInput.transform = plain.displayMatrix }
         try writer.add(videoInput)
         let hasAudio = !composition.tracks(withMediaType: .audio).allSatisfy { $0.segments.allSatisfy(\.isEmpty) }
         let audioInput = hasAudio ? AssetWriterInput(mediaType: .audio, outputSettings: AudioSettings(
@@ -206,6 +259,13 @@ public final class ExportSession: @unchecked Sendable {
                 }
             }
             try writer.finishSynchronously()
+            if renderer.framesWithMedia > 0, renderer.framesWithPicture == 0, let lost = renderer.firstOffscreen {
+                // AVFoundation writes such a file without a word; Reel writes it too, and says so.
+                let note = "every frame is black: track \(lost.trackID)'s picture lies wholly outside the "
+                    + "\(Int(video.renderSize.width))x\(Int(video.renderSize.height)) render rectangle under its transform "
+                    + "\(lost.transform) (at \(lost.time.seconds) s)"
+                lock.withLock { _notes.append(note) }
+            }
         } catch {
             writer.cancelWriting()
             throw error

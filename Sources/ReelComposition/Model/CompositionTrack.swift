@@ -12,7 +12,9 @@ public final class CompositionTrack: @unchecked Sendable {
     public let mediaType: MediaType
     /// The segments in timeline order.
     public private(set) var segments: [CompositionTrackSegment] = []
-    /// How the track's pictures are turned for display. `preferredTransform`.
+    /// How the track's pictures are turned for display: only ever what it is set to (the
+    /// identity until then); inserting media never changes it, as in AVFoundation.
+    /// `preferredTransform`.
     public var preferredTransform: ReelCore.AffineTransform = .identity
     /// The size of the first source's pictures. `naturalSize`.
     public private(set) var naturalSize: Size = .zero
@@ -60,7 +62,6 @@ public final class CompositionTrack: @unchecked Sendable {
             naturalSize = track.naturalSize
             nominalFrameRate = track.nominalFrameRate
             minFrameDuration = track.minFrameDuration
-            if segments.isEmpty { preferredTransform = track.preferredTransform }
         }
         let segment = CompositionTrackSegment(
             url: track.assetURL, trackID: track.trackID, sourceTimeRange: timeRange,

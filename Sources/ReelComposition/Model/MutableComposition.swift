@@ -61,5 +61,10 @@ public final class MutableComposition: @unchecked Sendable {
     }
 }
 
+/// A track's ID, as Core Media names it; `CMPersistentTrackID()` is 0, which asks
+/// ``MutableComposition/addMutableTrack(withMediaType:preferredTrackID:)`` for the next free
+/// ID (seed 002 passes it). Reel's IDs are `Int`, so this is an alias. `CMPersistentTrackID`.
+public typealias CMPersistentTrackID = Int
+
 /// `kCMPersistentTrackID_Invalid`: ask for the next free track ID.
-public let kCMPersistentTrackID_Invalid = 0
+public let kCMPersistentTrackID_Invalid: CMPersistentTrackID = 0

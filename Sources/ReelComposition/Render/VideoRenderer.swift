@@ -40,13 +40,14 @@ final class VideoRenderer {
     /// The frame at composition time `time`.
     func frame(at time: MediaTime) throws(ReelError) -> PixelBuffer {
         let frame = pool.makePixelBuffer()
+        currentFrameTime = time
         let instruction = videoComposition.instruction(at: time)
         let background = instruction?.backgroundColor ?? (red: 0, green: 0, blue: 0)
         Compositor.clear(frame, red: background.red, green: background.green, blue: background.blue)
         if let instruction, let compositor = videoComposition.customVideoCompositor {
             var sources: [Int: PixelBuffer] = [:]
             let toOutput = ReelCore.AffineTransform(scaleX: outputScale.x, y: outputScale.y)
-            for layer in instruction.layerInstructions {
+            for layer in instruction.layers(showingAt: time) {
                 guard let track = composition.track(withTrackID: layer.trackID),
                       let index = track.segments.firstIndex(where: { $0.timeMapping.target.contains(time) }),
                       !track.segments[index].isEmpty else { continue }
@@ -61,20 +62,25 @@ final class VideoRenderer {
         }
         if let instruction {
             let toOutput = ReelCore.AffineTransform(scaleX: outputScale.x, y: outputScale.y)
-            for layer in instruction.layerInstructions.reversed() {
+            for layer in instruction.layers(showingAt: time).reversed() {
                 guard let track = composition.track(withTrackID: layer.trackID),
                       let index = track.segments.firstIndex(where: { $0.timeMapping.target.contains(time) }),
                       !track.segments[index].isEmpty else { continue }
                 let segment = track.segments[index]
+                let cropped = layer.cropRectangle(at: time)
+                // An empty crop (seed 003's CGRectZero at a clip's end) shows nothing.
+                if let cropped, cropped.width <= 0 || cropped.height <= 0 { continue }
                 let transform = layer.transform(at: time).concatenating(toOutput)
                 let source = try source(for: track, segmentIndex: index, segment: segment, transform: transform)
+                noteDrawn(track: track.trackID, natural: source.naturalSize, crop: cropped, transform: transform,
+                          layerTransform: layer.transform(at: time))
                 let sourceTime = segment.timeMapping.sourceTime(at: time)
                 guard let picture = try source.frame(at: sourceTime) else { continue }
                 // The decoded picture is already scaled; fold that scale out of the transform.
                 let natural = source.naturalSize
                 let decodeScale = ReelCore.AffineTransform(scaleX: natural.width / Double(picture.width),
                                                            y: natural.height / Double(picture.height))
-                let crop = layer.cropRectangle(at: time).map { rect in
+                let crop = cropped.map { rect in
                     Rect(x: rect.minX * Double(picture.width) / natural.width,
                          y: rect.minY * Double(picture.height) / natural.height,
                          width: rect.width * Double(picture.width) / natural.width,
@@ -90,6 +96,44 @@ final class VideoRenderer {
         return frame
     }
 
+    /// A layer that had media to draw but whose picture fell wholly outside the frame: the
+    /// first one met, for the export's warning.
+    struct OffscreenLayer: Sendable {
+        var trackID: Int
+        var transform: ReelCore.AffineTransform
+        var time: MediaTime
+    }
+    /// Frames in which at least one layer's picture reached the frame.
+    private(set) var framesWithPicture = 0
+    /// Frames in which some layer had media to draw.
+    private(set) var framesWithMedia = 0
+    /// The first layer met whose picture missed the frame entirely.
+    private(set) var firstOffscreen: OffscreenLayer?
+    private var lastCounted: MediaTime?
+    private var countedPicture = false
+
+    /// Counts whether the layer's picture (its crop, or its whole natural size) lands inside the frame.
+    private func noteDrawn(track: Int, natural: Size, crop: Rect?, transform: ReelCore.AffineTransform,
+                           layerTransform: ReelCore.AffineTransform) {
+        let currentTime = currentFrameTime
+        if lastCounted != currentTime {
+            lastCounted = currentTime
+            countedPicture = false
+            framesWithMedia += 1
+        }
+        let area = crop ?? Rect(origin: .zero, size: natural)
+        let box = area.applying(transform)
+        let inside = box.maxX > 0.5 && box.maxY > 0.5 && box.minX < Double(outputWidth) - 0.5
+            && box.minY < Double(outputHeight) - 0.5
+        if inside {
+            if !countedPicture { framesWithPicture += 1 }
+            countedPicture = true
+        } else if firstOffscreen == nil {
+            firstOffscreen = OffscreenLayer(trackID: track, transform: layerTransform, time: currentTime)
+        }
+    }
+    private var currentFrameTime = MediaTime.zero
+
     /// Opens, ahead of time, the sources of the segments visible at `time` that are not open
     /// yet, so that their decoders start and fill while earlier frames are composed and
     /// encoded. Call it for each later frame time in turn, as ``frame(at:)`` is called for
@@ -98,7 +142,7 @@ final class VideoRenderer {
     func prepare(at time: MediaTime) throws(ReelError) {
         guard let instruction = videoComposition.instruction(at: time) else { return }
         let toOutput = ReelCore.AffineTransform(scaleX: outputScale.x, y: outputScale.y)
-        for layer in instruction.layerInstructions {
+        for layer in instruction.layers(showingAt: time) {
             guard let track = composition.track(withTrackID: layer.trackID),
                   let index = track.segments.firstIndex(where: { $0.timeMapping.target.contains(time) }),
                   !track.segments[index].isEmpty,

@@ -14,6 +14,13 @@ public struct VideoComposition: Sendable {
     /// Swift code that makes each frame instead of the built-in compositor. `customVideoCompositorClass`.
     public var customVideoCompositor: (any VideoCompositing)?
 
+    /// An empty composition to fill in, as seed 003 does with `[AVMutableVideoComposition videoComposition]`:
+    /// no render size, no frame duration and no instructions until they are set (an export
+    /// refuses it until then, naming what is missing). `AVMutableVideoComposition()`.
+    public init() {
+        self.init(renderSize: .zero, frameDuration: .invalid)
+    }
+
     public init(renderSize: Size, frameDuration: MediaTime, instructions: [VideoCompositionInstruction] = []) {
         self.renderSize = renderSize
         self.frameDuration = frameDuration
@@ -40,8 +47,13 @@ public struct VideoComposition: Sendable {
             let showing = tracks.filter { track in
                 track.segments.contains { !$0.isEmpty && $0.timeMapping.target.overlaps(range) }
             }
-            instructions.append(VideoCompositionInstruction(
-                timeRange: range, layerInstructions: showing.map { VideoCompositionLayerInstruction(assetTrack: $0) }))
+            // Each layer shows its track through the track's preferredTransform, set at the stretch's start.
+            let layers = showing.map { track in
+                var layer = VideoCompositionLayerInstruction(assetTrack: track)
+                layer.setTransform(track.preferredTransform, at: start)
+                return layer
+            }
+            instructions.append(VideoCompositionInstruction(timeRange: range, layerInstructions: layers))
         }
         let nominal = tracks.map(\.nominalFrameRate).first { $0 > 0 } ?? 30
         // A variable-rate clip's average rate undersamples its bursts (10 fps for 0.3 s, then

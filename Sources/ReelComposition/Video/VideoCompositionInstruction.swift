@@ -20,4 +20,21 @@ public struct VideoCompositionInstruction: Sendable, Equatable {
         lhs.timeRange == rhs.timeRange && lhs.layerInstructions == rhs.layerInstructions
             && lhs.backgroundColor == rhs.backgroundColor && lhs.enablePostProcessing == rhs.enablePostProcessing
     }
+
+    /// The layers that draw at `time`, front first. A track named by one layer instruction
+    /// draws through it all the instruction long (AVFoundation's documented behaviour).
+    /// Where several layer instructions name the same track (seed 003 gives every clip of
+    /// one track its own), each of them draws from its ``VideoCompositionLayerInstruction/firstSetTime``
+    /// on, and one that sets nothing draws throughout: before its first set time a sibling
+    /// layer draws nothing, so each clip shows alone with its own geometry. Apple does not
+    /// document this case; see docs/porting-from-avfoundation.md for the evidence behind it.
+    public func layers(showingAt time: MediaTime) -> [VideoCompositionLayerInstruction] {
+        var counts: [Int: Int] = [:]
+        for layer in layerInstructions { counts[layer.trackID, default: 0] += 1 }
+        guard counts.values.contains(where: { $0 > 1 }) else { return layerInstructions }
+        return layerInstructions.filter { layer in
+            guard counts[layer.trackID, default: 0] > 1, let start = layer.firstSetTime else { return true }
+            return time >= start
+        }
+    }
 }

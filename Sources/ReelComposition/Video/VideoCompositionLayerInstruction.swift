@@ -5,21 +5,38 @@ public import ReelCore
 public struct VideoCompositionLayerInstruction: Sendable, Equatable {
     /// The composition track this layer shows. `trackID`.
     public var trackID: Int
-    /// The transform before any `setTransform` call: the track's preferred transform.
+    /// The transform before the first `setTransform` time: the identity unless set here
+    /// (AVFoundation holds the identity there, and so does ``init(assetTrack:)``).
     public var initialTransform: ReelCore.AffineTransform
     private(set) var opacityRamps: [Ramp<Double>] = []
     private(set) var transformRamps: [Ramp<ReelCore.AffineTransform>] = []
     private(set) var cropRamps: [Ramp<Rect>] = []
 
-    /// A layer for `trackID`, fully opaque, with `transform`. `init(assetTrack:)`.
+    /// A layer for `trackID`, fully opaque, with `transform` until a `setTransform` time.
+    /// - Parameters:
+    ///   - trackID: the composition track the layer shows.
+    ///   - transform: the transform before the first set time; the identity by default, as
+    ///     AVFoundation documents.
     public init(trackID: Int, transform: ReelCore.AffineTransform = .identity) {
         self.trackID = trackID
         initialTransform = transform
     }
 
-    /// A layer for `track`, with its preferred transform.
+    /// A layer for `track` with no transform, opacity or crop set: the identity, opaque,
+    /// the whole picture. The track's `preferredTransform` is not applied (AVFoundation's
+    /// layer instruction starts "with no transform or opacity ramps").
+    /// `init(assetTrack:)` / `videoCompositionLayerInstructionWithAssetTrack:`.
     public init(assetTrack track: CompositionTrack) {
-        self.init(trackID: track.trackID, transform: track.preferredTransform)
+        self.init(trackID: track.trackID)
+    }
+
+    /// The earliest time any transform, opacity or crop was set or began to ramp, or nil
+    /// when none was. Where several layers of one instruction name the same track, a layer
+    /// shows from this time on (see ``VideoCompositionInstruction/layers(showingAt:)``).
+    public var firstSetTime: MediaTime? {
+        let starts = opacityRamps.map(\.timeRange.start) + transformRamps.map(\.timeRange.start)
+            + cropRamps.map(\.timeRange.start)
+        return starts.min()
     }
 
     /// From `time` on, opacity is `opacity`. `setOpacity(_:at:)`.
@@ -70,7 +87,9 @@ public struct VideoCompositionLayerInstruction: Sendable, Equatable {
         }
     }
 
-    /// Crop rectangle at `time` in source pixels, or nil for the whole picture.
+    /// Crop rectangle at `time` in source pixels, or nil for the whole picture (before the
+    /// first crop time, as AVFoundation holds the source's full dimensions there). An
+    /// empty rectangle (`.zero`, as seed 003 sets at a clip's end) shows nothing.
     public func cropRectangle(at time: MediaTime) -> Rect? {
         guard !cropRamps.isEmpty, cropRamps.contains(where: { $0.timeRange.start <= time }) else { return nil }
         return value(of: cropRamps, at: time, initial: .zero) { a, b, f in
