@@ -11,7 +11,8 @@ import Testing
         // test started, say).
         let ids = devices.compactMap { $0["id"] as? String }
         #expect(Array(ids.prefix(2)) == ["virtual:camera", "virtual:microphone"])
-        #expect(ids.dropFirst(2).allSatisfy { ["pulse:", "alsa:", "x11:", "v4l2:"].contains(where: $0.hasPrefix) }, "\(ids)")
+        #expect(ids.dropFirst(2).allSatisfy { ["virtual:front-camera", "pulse:", "alsa:", "x11:", "v4l2:"].contains(where: $0.hasPrefix) },
+                "\(ids)")
         #expect((devices[0]["formats"] as? [[String: Any]])?.isEmpty == false)
         #expect(devices[0]["position"] as? String == "back" && devices[1]["mediaType"] as? String == "audio")
     }

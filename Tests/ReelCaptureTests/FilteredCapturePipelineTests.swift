@@ -13,8 +13,8 @@ import Testing
         let session = CaptureSession()
         session.sessionPreset = .low
         let camera = CaptureDevice.testCamera(width: 320)
-        try session.addInput(try CaptureDeviceInput(device: camera))
-        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
+        try session.add(try CaptureDeviceInput(device: camera))
+        try session.add(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         let pipeline = try FilteredCapturePipeline(session: session, filter: try FilterChain(spec: "PhotoEffectMono"))
         let (previews, preview) = AsyncStream<(Int, Bool)>.makeStream()
         pipeline.setPreviewHandler { sample in

@@ -41,18 +41,18 @@ import Testing
         let microphone = try CaptureDevice.device(withUniqueID: "pulse:reeltest.monitor")
         #expect(microphone.deviceType == .microphone)
         let session = CaptureSession()
-        try session.addInput(try CaptureDeviceInput(device: microphone))
+        try session.add(try CaptureDeviceInput(device: microphone))
         let output = AudioDataOutput()
         let collected = Collected()
         output.setSampleBufferHandler(queue: DispatchQueue(label: "pulse-test")) { collected.add($0) }
-        try session.addOutput(output)
+        try session.add(output)
         // And into a file, beside the virtual camera (a movie starts at its first picture).
         let camera = try CaptureDevice.device(withUniqueID: "virtual:camera")
         camera.activeFormat = camera.formats.first { $0.width == 320 }
-        try session.addInput(try CaptureDeviceInput(device: camera))
+        try session.add(try CaptureDeviceInput(device: camera))
         session.sessionPreset = .low
         let movie = MovieFileOutput()
-        try session.addOutput(movie)
+        try session.add(movie)
         let url = directory.appendingPathComponent("pulse.mp4")
         let finished = DispatchSemaphore(value: 0)
         session.startRunning()
@@ -118,11 +118,11 @@ import Testing
         let session = CaptureSession()
         let camera = try CaptureDevice.device(withUniqueID: "virtual:camera")
         camera.activeFormat = camera.formats.first { $0.width == 320 }
-        try session.addInput(try CaptureDeviceInput(device: camera))
-        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "pulse:reelgone.monitor")))
+        try session.add(try CaptureDeviceInput(device: camera))
+        try session.add(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "pulse:reelgone.monitor")))
         session.sessionPreset = .low
         let movie = MovieFileOutput()
-        try session.addOutput(movie)
+        try session.add(movie)
         let reasons = Collected()
         let observer = NotificationCenter.default.addObserver(forName: CaptureSession.wasInterruptedNotification,
                                                               object: session, queue: nil) { note in
@@ -179,9 +179,9 @@ import Testing
         #expect(screen.formats.first.map { ($0.width, $0.height) } ?? (0, 0) == (320, 240))
         try screen.setFrameRate(10)
         let session = CaptureSession()
-        try session.addInput(try CaptureDeviceInput(device: screen))
+        try session.add(try CaptureDeviceInput(device: screen))
         let movie = MovieFileOutput()
-        try session.addOutput(movie)
+        try session.add(movie)
         let url = directory.appendingPathComponent("screen.mp4")
         let finished = AsyncStream<ReelError?>.makeStream()
         session.startRunning()

@@ -31,9 +31,9 @@ import Testing
         let own = CaptureDevice.testCamera(name: "Reel Virtual Camera")
         own.exposureMode = .locked
         let camera = try id.map { (id) throws(ReelError) in try CaptureDevice.device(withUniqueID: id) } ?? own
-        try session.addInput(try CaptureDeviceInput(device: camera))
+        try session.add(try CaptureDeviceInput(device: camera))
         let output = PhotoOutput()
-        try session.addOutput(output)
+        try session.add(output)
         return (session, output)
     }
 
@@ -92,9 +92,9 @@ import Testing
         #expect(fileOutput.supportedFlashModes == [.off])
         session.startRunning()
         defer { session.stopRunning() }
-        await #expect { try await fileOutput.capturePhoto(with: PhotoSettings(flashMode: .on)) } throws: {
-            ($0 as? ReelError)?.code == .unsupported
-        }
+        // A flash the camera lacks falls back to none (issue 15), as a switch to a flashless camera needs.
+        let unlit = try await fileOutput.capturePhoto(with: PhotoSettings(flashMode: .on))
+        #expect(!unlit.metadata.flashFired && unlit.settings.flashMode == .off)
         await #expect { try await fileOutput.capturePhoto(with: PhotoSettings(codec: .jpeg(quality: 2))) } throws: {
             ($0 as? ReelError)?.code == .invalidArgument
         }

@@ -37,12 +37,12 @@ import Testing
         let camera = try CaptureDevice.device(withUniqueID: "virtual:camera")
         camera.activeFormat = camera.formats.first { $0.width == 320 }
         try camera.setFrameRate(30)
-        try session.addInput(try CaptureDeviceInput(device: camera))
-        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
+        try session.add(try CaptureDeviceInput(device: camera))
+        try session.add(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         session.sessionPreset = .low
         session.videoFilter = try FilterChain(spec: "PhotoEffectTonal")
         let movie = MovieFileOutput()
-        try session.addOutput(movie)
+        try session.add(movie)
         let url = directory.appendingPathComponent("recording.mp4")
         let finished = AsyncStream<ReelError?>.makeStream()
         session.startRunning()
@@ -75,10 +75,10 @@ import Testing
         let session = CaptureSession()
         let camera = CaptureDevice.testCamera(width: 640)
         try camera.setFrameRate(240)
-        try session.addInput(try CaptureDeviceInput(device: camera))
+        try session.add(try CaptureDeviceInput(device: camera))
         session.sessionPreset = .vga640x480
         let movie = MovieFileOutput()
-        try session.addOutput(movie)
+        try session.add(movie)
         let url = directory.appendingPathComponent("prompt.mp4")
         let finished = AsyncStream<ReelError?>.makeStream()
         session.startRunning()
@@ -110,11 +110,11 @@ import Testing
     /// holds that run's sound only.
     @Test func aSecondRunRecordsItsOwnSound() async throws {
         let session = CaptureSession()
-        try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
-        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
+        try session.add(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        try session.add(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         session.sessionPreset = .low
         let movie = MovieFileOutput()
-        try session.addOutput(movie)
+        try session.add(movie)
         session.startRunning()
         usleep(1_200_000)
         session.stopRunning()
@@ -147,10 +147,10 @@ import Testing
         let disk = try SmallDisk(kilobytes: 600)
         let session = CaptureSession()
         let camera = try CaptureDevice.device(withUniqueID: "virtual:camera")
-        try session.addInput(try CaptureDeviceInput(device: camera))
+        try session.add(try CaptureDeviceInput(device: camera))
         session.sessionPreset = .vga640x480
         let movie = MovieFileOutput()
-        try session.addOutput(movie)
+        try session.add(movie)
         let url = disk.url.appendingPathComponent("full.mp4")
         let finished = AsyncStream<ReelError?>.makeStream()
         session.startRunning()

@@ -15,8 +15,8 @@ import Testing
         let session = CaptureSession()
         session.sessionPreset = .low
         let camera = CaptureDevice.testCamera(width: 320)
-        try session.addInput(try CaptureDeviceInput(device: camera))
-        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
+        try session.add(try CaptureDeviceInput(device: camera))
+        try session.add(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         let recorder = try SegmentedRecorder(session: session, directory: directory.appendingPathComponent("segments"),
                                              outputURL: directory.appendingPathComponent("short.mp4"), maximumDuration: limit)
         return (session, recorder)

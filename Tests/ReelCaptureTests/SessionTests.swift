@@ -29,14 +29,14 @@ import Testing
         session.sessionPreset = .low
         let camera = CaptureDevice.testCamera(width: 320)
         let input = try CaptureDeviceInput(device: camera)
-        try session.addInput(input)
-        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
+        try session.add(input)
+        try session.add(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         return (session, input)
     }
 
     func record(_ session: CaptureSession, to url: URL, during body: (MovieFileOutput) async throws -> Void) async throws -> ReelError? {
         let movie = MovieFileOutput()
-        try session.addOutput(movie)
+        try session.add(movie)
         let finished = AsyncStream<ReelError?>.makeStream()
         session.startRunning()
         usleep(300_000) // the camera warms up, as a preview would
@@ -64,7 +64,7 @@ import Testing
             session.beginConfiguration()
             session.removeInput(virtual)
             #expect(session.canAddInput(file))
-            try session.addInput(file)
+            try session.add(file)
             session.commitConfiguration()
             usleep(1_500_000)
             stoppedAt = Date()
@@ -107,7 +107,7 @@ import Testing
             usleep(1_200_000)
             session.beginConfiguration()
             session.removeInput(virtual)
-            try session.addInput(broken)
+            try session.add(broken)
             session.commitConfiguration()
         }
         #expect(error?.message.contains("recording stopped") == true, "\(String(describing: error))")

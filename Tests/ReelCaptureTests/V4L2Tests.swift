@@ -139,9 +139,9 @@ import Testing
         try camera.setFrameRate(15)
         let session = CaptureSession()
         session.sessionPreset = .low
-        try session.addInput(try CaptureDeviceInput(device: camera))
+        try session.add(try CaptureDeviceInput(device: camera))
         let movie = MovieFileOutput()
-        try session.addOutput(movie)
+        try session.add(movie)
         let seen = Interruptions()
         let observer = NotificationCenter.default.addObserver(forName: CaptureSession.wasInterruptedNotification,
                                                               object: session, queue: nil) { note in

@@ -12,11 +12,11 @@ import Testing
         let camera = try CaptureDevice.device(withUniqueID: "virtual:camera")
         camera.activeFormat = camera.formats.first { $0.width == 320 }
         try camera.setFrameRate(30)
-        try session.addInput(try CaptureDeviceInput(device: camera))
+        try session.add(try CaptureDeviceInput(device: camera))
         session.sessionPreset = .low
         let output = VideoDataOutput()
         output.setSampleBufferHandler(queue: DispatchQueue(label: "test.frames")) { _ in }
-        try session.addOutput(output)
+        try session.add(output)
         session.startRunning()
         var readings: [(delivered: Int, dropped: Int)] = []
         for _ in 0..<40 {

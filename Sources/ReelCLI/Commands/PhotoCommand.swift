@@ -38,7 +38,7 @@ struct PhotoCommand: Command {
         let preset: CaptureSession.Preset = (size?.width ?? 0) > 1920 || (size?.height ?? 0) > 1080 ? .hd4K3840x2160 : .hd1920x1080
         let (session, camera) = try CaptureSetup.session(arguments, command: spec.name, defaultPreset: preset, microphone: false)
         let output = PhotoOutput()
-        try session.addOutput(output)
+        try session.add(output)
         session.startRunning()
         defer { session.stopRunning() }
         // Let auto focus and auto exposure settle (at most a second and a half).

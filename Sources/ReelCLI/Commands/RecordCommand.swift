@@ -36,7 +36,7 @@ struct RecordCommand: Command {
         if let limit {
             movie.maxRecordedDuration = MediaTime(seconds: limit, preferredTimescale: 1000)
         }
-        try session.addOutput(movie)
+        try session.add(movie)
         let done = AsyncStream<ReelError?>.makeStream()
         let started = Date()
         session.startRunning()

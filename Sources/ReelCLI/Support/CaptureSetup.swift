@@ -20,10 +20,10 @@ enum CaptureSetup {
             if !(camera.activeFormat?.supports(frameRate: fps) ?? false) { try camera.configureForHighFrameRate(preferring: [fps]) }
             try camera.setFrameRate(fps)
         }
-        try session.addInput(try CaptureDeviceInput(device: camera))
+        try session.add(try CaptureDeviceInput(device: camera))
         if microphone, arguments.value("mic") != "none" {
             let mic = try CaptureDevice.device(withUniqueID: arguments.value("mic") ?? "virtual:microphone")
-            if mic.uniqueID != camera.uniqueID { try session.addInput(try CaptureDeviceInput(device: mic)) }
+            if mic.uniqueID != camera.uniqueID { try session.add(try CaptureDeviceInput(device: mic)) }
         }
         guard session.canSetSessionPreset(preset) else {
             throw ReelError(.unsupported, "the camera has no format for the \(preset.rawValue) preset", subject: camera.uniqueID)

@@ -49,7 +49,24 @@ extension CaptureDevice {
                       formats: virtualCameraFormats, source: .virtualCamera, capabilities: .all),
         CaptureDevice(uniqueID: "virtual:microphone", localizedName: "Reel Virtual Microphone", deviceType: .microphone,
                       position: .unspecified, formats: [], source: .virtualMicrophone, capabilities: []),
+        // The selfie camera: the same scene, facing the user, with no flash or torch (as a
+        // phone's front camera has none); its preview is mirrored (PreviewGeometry(device:)).
+        CaptureDevice(uniqueID: "virtual:front-camera", localizedName: "Reel Virtual Front Camera", deviceType: .camera,
+                      position: .front, formats: virtualCameraFormats, source: .virtualCamera,
+                      capabilities: [.focus, .exposure, .zoom, .whiteBalance]),
     ]
+
+    /// The default device of `deviceType` at `position` giving `mediaType`, as seed 001's
+    /// camera switch asks for the camera facing the other way.
+    /// `default(_:for:position:)`.
+    /// - Parameters:
+    ///   - deviceType: `.builtInWideAngleCamera` (`.camera`), `.microphone` or `.file`.
+    ///   - mediaType: the medium the device must give, or nil for any.
+    ///   - position: where it faces; `.unspecified` for any.
+    /// - Returns: the first such device, or nil.
+    public static func `default`(_ deviceType: DeviceType, for mediaType: MediaType?, position: Position) -> CaptureDevice? {
+        DiscoverySession(deviceTypes: [deviceType], mediaType: mediaType, position: position).devices.first
+    }
 
     /// A file as a camera: any size (its own unless a preset asks for another), digital zoom only.
     static func fileCamera(path: String) -> CaptureDevice {

@@ -23,6 +23,11 @@ public final class CaptureDevice: @unchecked Sendable {
         case microphone
         /// A media file played as a live camera and microphone.
         case file
+
+        /// AVFoundation's name for a camera. `builtInWideAngleCamera`.
+        public static var builtInWideAngleCamera: DeviceType { .camera }
+        /// AVFoundation's name for a microphone. `builtInMicrophone` / `.microphone`.
+        public static var builtInMicrophone: DeviceType { .microphone }
     }
 
     /// What produces the device's media.

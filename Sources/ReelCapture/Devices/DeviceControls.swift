@@ -40,6 +40,9 @@ struct DeviceControls: Sendable, Equatable {
 
     var torchMode: CaptureDevice.TorchMode = .off
     var torchLevel: Float = 1
+    /// The device's own flash mode (`AVCaptureDevice.flashMode`): off until set, so a camera
+    /// switched to starts without flash.
+    var flashMode: CaptureDevice.FlashMode = .off
 
     var whiteBalanceMode: CaptureDevice.WhiteBalanceMode = .continuousAutoWhiteBalance
     var temperatureAndTint = CaptureDevice.WhiteBalanceTemperatureAndTintValues(temperature: 5500, tint: 0)

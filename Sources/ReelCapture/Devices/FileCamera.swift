@@ -37,9 +37,29 @@ final class FileCamera: @unchecked Sendable {
         }
     }
 
+    /// How the file's pictures are turned for display (a phone's portrait clip: `.right`).
+    private let orientation: Orientation
+    /// The turned picture, before it is placed in the session's frame.
+    private var turned: PixelBuffer?
+
     private init(asset: Asset) {
         self.asset = asset
         loopSeconds = max(asset.duration.seconds, 0.04)
+        orientation = asset.tracks(withMediaType: .video).first?.preferredTransform.orientation ?? .up
+    }
+
+    /// The size to decode the file's pictures at for a `width` x `height` frame: the frame's
+    /// own for an unturned file; for a turned one, the stored size whose turned picture
+    /// fits the frame, keeping its shape (a portrait clip in a landscape frame is pillarboxed).
+    private func decodeSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        guard orientation != .up, let track = asset.tracks(withMediaType: .video).first,
+              track.naturalSize.width > 0, track.naturalSize.height > 0 else { return (width, height) }
+        let swaps = orientation.swapsDimensions
+        let shown = swaps ? Size(width: track.naturalSize.height, height: track.naturalSize.width) : track.naturalSize
+        let scale = min(Double(width) / shown.width, Double(height) / shown.height)
+        func even(_ value: Double, limit: Int) -> Int { min(limit, max(2, Int((value / 2).rounded()) * 2)) }
+        let fitted = (width: even(shown.width * scale, limit: width), height: even(shown.height * scale, limit: height))
+        return swaps ? (fitted.height, fitted.width) : fitted
     }
 
     /// Opens the file at the size the session wants, so that the first frame comes at once.
@@ -51,8 +71,9 @@ final class FileCamera: @unchecked Sendable {
     func render(at seconds: Double, zoom: Double, into picture: PixelBuffer) throws(ReelError) {
         try videoLock.locked { () throws(ReelError) in
             let time = seconds.truncatingRemainder(dividingBy: loopSeconds)
-            if video == nil || size != (picture.width, picture.height) || time < lastTime {
-                try openVideo(width: picture.width, height: picture.height)
+            let wanted = decodeSize(width: picture.width, height: picture.height)
+            if video == nil || size != wanted || time < lastTime {
+                try openVideo(width: wanted.width, height: wanted.height)
             }
             lastTime = time
             while true {
@@ -64,10 +85,45 @@ final class FileCamera: @unchecked Sendable {
             guard let frame = current?.pixelBuffer else {
                 throw ReelError(.invalidData, "the file has no picture to show", subject: asset.url.path)
             }
+            guard orientation != .up else {
+                if zoom > 1.001 {
+                    try zoomed(frame, by: zoom, into: picture)
+                } else {
+                    try picture.copyPixels(from: frame)
+                }
+                return
+            }
+            // Turned upright as a player shows the file, then centred in the frame.
+            let upright = try frame.oriented(orientation)
             if zoom > 1.001 {
-                try zoomed(frame, by: zoom, into: picture)
+                if turned?.width != upright.width || turned?.height != upright.height {
+                    turned = try PixelBuffer(width: upright.width, height: upright.height, pixelFormat: .yuv420p)
+                }
+                guard let turned else { return }
+                try zoomed(upright, by: zoom, into: turned)
+                Self.place(turned, centredIn: picture)
             } else {
-                try picture.copyPixels(from: frame)
+                Self.place(upright, centredIn: picture)
+            }
+        }
+    }
+
+    /// Copies `source` (yuv420p, no larger than `target`) into the middle of `target`, black around it.
+    private static func place(_ source: PixelBuffer, centredIn target: PixelBuffer) {
+        target.fill(planeValues: [16, 128, 128])
+        let left = max(0, (target.width - source.width) / 2) & ~1, top = max(0, (target.height - source.height) / 2) & ~1
+        for plane in 0..<3 {
+            let shift = plane == 0 ? 0 : 1
+            let rows = min(source.planes[plane].height, target.planes[plane].height - (top >> shift))
+            let rowBytes = min(source.planes[plane].width, target.planes[plane].width - (left >> shift))
+            guard rows > 0, rowBytes > 0 else { continue }
+            source.withPlane(plane) { input, inStride in
+                target.withMutablePlane(plane) { output, outStride in
+                    for y in 0..<rows {
+                        (output + ((top >> shift) + y) * outStride + (left >> shift))
+                            .copyMemory(from: input + y * inStride, byteCount: rowBytes)
+                    }
+                }
             }
         }
     }

@@ -22,7 +22,8 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
     }
 
     /// Takes a photo; `completion` runs off the capture queue with the photo or why there
-    /// is none. `capturePhoto(with:delegate:)`.
+    /// is none. A flash mode outside ``supportedFlashModes`` is taken as `.off` (the photo's
+    /// ``CapturePhoto`` reports the mode used). `capturePhoto(with:delegate:)`.
     public func capturePhoto(with settings: PhotoSettings,
                              completion: @escaping @Sendable (Result<CapturePhoto, ReelError>) -> Void) {
         guard let session else {
@@ -31,9 +32,11 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
         guard let camera = session.inputs.first(where: { $0.device.mediaType == .video })?.device else {
             return completion(.failure(ReelError(.invalidState, "the session has no camera")))
         }
-        guard settings.flashMode == .off || supportedFlashModes.contains(settings.flashMode) else {
-            return completion(.failure(ReelError(.unsupported, "the camera has no flash", subject: camera.uniqueID)))
-        }
+        // A flash mode the camera lacks (kept across a switch to the front camera) falls
+        // back to no flash: the photo is taken, and says the flash did not fire.
+        var resolved = settings
+        if !supportedFlashModes.contains(resolved.flashMode) { resolved.flashMode = .off }
+        let settings = resolved
         if case .jpeg(let quality) = settings.codec, !(0...1).contains(quality) {
             return completion(.failure(ReelError(.invalidArgument, "JPEG quality \(quality) is outside 0-1")))
         }

@@ -49,8 +49,8 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
         self.session = session
         _filter = filter
         video.alwaysDiscardsLateVideoFrames = false
-        try session.addOutput(video)
-        try session.addOutput(audio)
+        try session.add(video)
+        try session.add(audio)
         video.setSampleBufferHandler(queue: videoQueue) { [weak self] sample in self?.handleVideo(sample) }
         audio.setSampleBufferHandler(queue: audioQueue) { [weak self] sample in self?.handleAudio(sample) }
     }

@@ -59,7 +59,7 @@ public final class SegmentedRecorder: @unchecked Sendable {
         } catch {
             throw ReelError(.io, "cannot make the segments folder: \(error.localizedDescription)", subject: directory.path)
         }
-        try session.addOutput(movie)
+        try session.add(movie)
     }
 
     /// Receives every ``Event``.

@@ -127,8 +127,18 @@ public final class CaptureSession: @unchecked Sendable {
         }
     }
 
-    /// - Throws: ``ReelError`` `.invalidState` when ``canAddInput(_:)`` is false. `addInput(_:)`.
-    public func addInput(_ input: CaptureDeviceInput) throws(ReelError) {
+    /// Adds `input` when ``canAddInput(_:)`` allows it, and does nothing otherwise (where
+    /// AVFoundation raises an exception). `addInput(_:)`.
+    /// - Returns: whether the input was added.
+    @discardableResult
+    public func addInput(_ input: CaptureDeviceInput) -> Bool {
+        do throws(ReelError) { try add(input) } catch { return false }
+        return true
+    }
+
+    /// Adds `input`, or says why not.
+    /// - Throws: ``ReelError`` `.invalidState` when ``canAddInput(_:)`` is false.
+    public func add(_ input: CaptureDeviceInput) throws(ReelError) {
         guard canAddInput(input) else {
             throw ReelError(.invalidState, "the session already has a \(input.device.mediaType) input", subject: input.device.uniqueID)
         }
@@ -140,8 +150,18 @@ public final class CaptureSession: @unchecked Sendable {
 
     public func canAddOutput(_ output: CaptureOutput) -> Bool { !outputs.contains { $0 === output } }
 
-    /// - Throws: ``ReelError`` `.invalidState` when the output is already in the session. `addOutput(_:)`.
-    public func addOutput(_ output: CaptureOutput) throws(ReelError) {
+    /// Adds `output` when ``canAddOutput(_:)`` allows it, and does nothing otherwise (where
+    /// AVFoundation raises an exception). `addOutput(_:)`.
+    /// - Returns: whether the output was added.
+    @discardableResult
+    public func addOutput(_ output: CaptureOutput) -> Bool {
+        do throws(ReelError) { try add(output) } catch { return false }
+        return true
+    }
+
+    /// Adds `output`, or says why not.
+    /// - Throws: ``ReelError`` `.invalidState` when the output is already in the session.
+    public func add(_ output: CaptureOutput) throws(ReelError) {
         guard canAddOutput(output) else { throw ReelError(.invalidState, "the output is already in the session") }
         output.session = self
         change { $0.outputs.append(output) }

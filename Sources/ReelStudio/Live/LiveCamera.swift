@@ -65,14 +65,14 @@ final class LiveCamera: @unchecked Sendable {
             self?.observe(sample)
             self?.show(sample)
         }
-        try session.addOutput(preview)
-        try session.addOutput(photos)
+        try session.add(preview)
+        try session.add(photos)
         try attachInputs()
     }
 
     private func attachInputs() throws(ReelError) {
-        try session.addInput(try CaptureDeviceInput(device: camera))
-        if let microphone { try session.addInput(try CaptureDeviceInput(device: microphone)) }
+        try session.add(try CaptureDeviceInput(device: camera))
+        if let microphone { try session.add(try CaptureDeviceInput(device: microphone)) }
     }
 
     func start() { session.startRunning() }
@@ -113,8 +113,8 @@ final class LiveCamera: @unchecked Sendable {
         session.beginConfiguration()
         for input in session.inputs { session.removeInput(input) }
         do throws(ReelError) {
-            try session.addInput(cameraInput)
-            if let microphoneInput { try session.addInput(microphoneInput) }
+            try session.add(cameraInput)
+            if let microphoneInput { try session.add(microphoneInput) }
         } catch {
             session.commitConfiguration()
             throw error
