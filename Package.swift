@@ -75,6 +75,15 @@ let package = Package(
         // The seed app's CompositionViewController, ported call by call.
         .executableTarget(name: "SeedComposition", dependencies: ["ReelAsset", "ReelComposition", "ReelCore"],
                           path: "Examples/SeedComposition", swiftSettings: strict),
+        // The seeds' capture and editing code, ported call by call (issue 15); ExamplesTests runs them.
+        .executableTarget(name: "SeedCapture", dependencies: ["ReelCapture", "ReelAsset", "ReelCore"],
+                          path: "Examples/SeedCapture", swiftSettings: strict),
+        .executableTarget(name: "SeedRecording", dependencies: ["ReelCapture", "ReelAsset", "ReelComposition", "ReelCore"],
+                          path: "Examples/SeedRecording", swiftSettings: strict),
+        .executableTarget(name: "SeedSpeedMerge", dependencies: ["ReelAsset", "ReelComposition", "ReelCore"],
+                          path: "Examples/SeedSpeedMerge", swiftSettings: strict),
+        .executableTarget(name: "SeedPermissions", dependencies: ["ReelCapture", "ReelAsset", "ReelCore"],
+                          path: "Examples/SeedPermissions", swiftSettings: strict),
 
         // Tests: helpers shared by the suites, then one suite per module.
         .target(name: "ReelTestSupport", dependencies: ["ReelCore"], path: "Tests/ReelTestSupport",
@@ -90,6 +99,11 @@ let package = Package(
         .testTarget(name: "ReelStudioTests", dependencies: ["ReelStudio", "ReelHTTP", "CMicroHTTPD", "CMicroHTTPDShims",
                                                             "reel", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),
+        // The seed ports in Examples/, run and their outputs checked as the seeds' authors would.
+        .testTarget(name: "ExamplesTests",
+                    dependencies: ["SeedComposition", "SeedCapture", "SeedRecording", "SeedSpeedMerge", "SeedPermissions",
+                                   "ReelTestSupport", "ReelCore"],
+                    swiftSettings: strict),
         // Bad input, crash safety and full disks, through the built `reel`.
         .testTarget(name: "ReelReliabilityTests",
                     dependencies: ["reel", "ReelTestSupport", "ReelCore", "ReelAsset", "ReelFilters", "ReelComposition",
