@@ -30,7 +30,8 @@ debug:
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --product reel
-	$(SWIFT) build -c release --product SeedSpeedMerge --product SeedRecording
+	$(SWIFT) build -c release --product SeedSpeedMerge
+	$(SWIFT) build -c release --product SeedRecording
 	$(SWIFT) test --skip-build --parallel --num-workers 2 --skip RealTimeRecordingTests
 	$(SWIFT) test --skip-build --filter RealTimeRecordingTests
 
