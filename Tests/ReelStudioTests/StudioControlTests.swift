@@ -97,7 +97,7 @@ import Testing
         let port = studio.port
         let first = try state(port)
         #expect(first["camera"] as? String == "file:\(clip.path)")
-        #expect((first["cameras"] as? [[String: Any]])?.count == 2)
+        #expect((first["cameras"] as? [[String: Any]])?.count == 3)  // the virtual back and front cameras, the file
         let focus = try control("focus", port)
         #expect(focus["supported"] as? Bool == false && (focus["reason"] as? String)?.contains("plays a file") == true)
         #expect(try control("torch", port)["reason"] as? String == "File Clip B.mp4 has no torch")
