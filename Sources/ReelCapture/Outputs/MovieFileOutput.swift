@@ -212,15 +212,23 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     }
 
     private func deliverPicture(_ sample: SampleBuffer) {
-        switch machine.withLock({ $0.video(sample) }) {
+        let action = machine.withLock { machine in
+            let action = machine.video(sample)
+            // The writer's session starts before any sound can be appended: the sound's
+            // thread sees the first picture only once this lock is let go.
+            if case .write(let sink, _, let startAt?, let limitEnd, _, _) = action {
+                sink.writer.startSession(atSourceTime: startAt)
+                if let limitEnd { sink.writer.endSession(atSourceTime: limitEnd) }
+            }
+            return action
+        }
+        switch action {
         case .drop:
             return
         case .finish(let order):
             finishSoon(order)
-        case .write(let sink, let pictures, let startAt, let limitEnd, let frames, let order):
-            if let startAt {
-                sink.writer.startSession(atSourceTime: startAt)
-                if let limitEnd { sink.writer.endSession(atSourceTime: limitEnd) }
+        case .write(let sink, let pictures, let startAt, _, let frames, let order):
+            if startAt != nil {
                 if let didStart = sink.handlers.didStart {
                     let url = sink.url
                     DispatchQueue.global().async { didStart(url) }

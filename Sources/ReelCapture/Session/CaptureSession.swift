@@ -52,7 +52,7 @@ public final class CaptureSession: @unchecked Sendable {
     /// Notifications are posted from here, never from the frame queues: an observer may
     /// reconfigure or stop the session, which waits on those queues.
     private let notifications = DispatchQueue(label: "reel.capture.notifications")
-    /// Marks the frame queues, so that a call made on one of them does not wait on it.
+    /// Marks the session's queues, so that a call made on one of them does not wait on it.
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     // Owned by the video queue (asserted).
     private var videoGeneration = 0
@@ -71,9 +71,10 @@ public final class CaptureSession: @unchecked Sendable {
     public init() {
         videoQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
         audioQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+        notifications.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
-    /// Whether the caller is on this session's video or audio queue.
+    /// Whether the caller is on this session's video, audio or notification queue.
     private var isOnFrameQueue: Bool { DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) }
 
     // MARK: - Configuration
@@ -234,7 +235,8 @@ public final class CaptureSession: @unchecked Sendable {
     public func stopRunning() {
         guard let timers = state.withLock({ $0.stop() }) else { return }
         for timer in timers { timer.cancel() }
-        if !isOnFrameQueue {
+        let waits = !isOnFrameQueue
+        if waits {
             videoQueue.sync {}
             audioQueue.sync {}
         }
@@ -242,6 +244,8 @@ public final class CaptureSession: @unchecked Sendable {
         for device in devices.compactMap({ $0 }) { LiveDevice.shared(for: device)?.stop() }
         for output in outputs { output.sessionDidStop() }
         post(Self.didStopRunningNotification)
+        // What the run posted has reached its observers when this returns.
+        if waits { notifications.sync {} }
     }
 
     /// Hands the next frame to `handler` as well as to the outputs, lit by the flash if

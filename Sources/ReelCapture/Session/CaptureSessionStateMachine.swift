@@ -16,7 +16,9 @@ struct CaptureSessionStateMachine: Sendable {
     }
 
     enum Running: Sendable {
-        case stopped
+        /// Not running; `interrupted` when the last run ended with a device gone (it stays
+        /// ``isInterrupted`` until the next start).
+        case stopped(interrupted: Bool)
         /// `startRunning()` is starting the devices and timers.
         case starting(Run)
         case running(Run)
@@ -27,7 +29,7 @@ struct CaptureSessionStateMachine: Sendable {
     private(set) var committed = CaptureSession.Configuration()
     private(set) var staged: CaptureSession.Configuration?
     private(set) var configurationDepth = 0
-    private(set) var running = Running.stopped
+    private(set) var running = Running.stopped(interrupted: false)
     private var generation = 0
     var videoFilter: FilterChain?
     var stillRequests: [CaptureSession.StillRequest] = []
@@ -46,8 +48,10 @@ struct CaptureSessionStateMachine: Sendable {
     }
 
     var isInterrupted: Bool {
-        if case .interrupted = running { return true }
-        return false
+        switch running {
+        case .interrupted, .stopped(interrupted: true): true
+        default: false
+        }
     }
 
     /// The run under way (not while starting, interrupted or stopped).
@@ -87,12 +91,12 @@ struct CaptureSessionStateMachine: Sendable {
 
     // MARK: - Running
 
-    /// stopped (or interrupted) → starting, the counters zeroed. The configuration to start
+    /// stopped → starting, the counters zeroed. The configuration to start
     /// and the run's generation; nil when already running.
     mutating func start(atNanoseconds now: UInt64) -> (CaptureSession.Configuration, Run)? {
         switch running {
-        case .starting, .running: return nil
-        case .stopped, .interrupted: break
+        case .starting, .running, .interrupted: return nil
+        case .stopped: break
         }
         generation += 1
         let run = Run(generation: generation, startNanoseconds: now)
@@ -119,13 +123,13 @@ struct CaptureSessionStateMachine: Sendable {
         case .stopped:
             return nil
         case .starting:
-            running = .stopped
+            running = .stopped(interrupted: false)
             return []
         case .running(let run):
-            running = .stopped
+            running = .stopped(interrupted: false)
             return [run.video, run.audio].compactMap { $0 }
         case .interrupted:
-            running = .stopped
+            running = .stopped(interrupted: true)
             return []
         }
     }
