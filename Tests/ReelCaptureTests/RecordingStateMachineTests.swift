@@ -80,6 +80,19 @@ import Testing
         #expect(samples.map(\.presentationTime.value) == [15424, 16448])
     }
 
+    /// Sound that comes after the first picture but ends before it (a microphone behind the
+    /// camera) is left out: written, it would be laid from the start, late by its offset.
+    @Test func soundThatEndsBeforeTheFirstPictureIsLeftOutEvenWhenItComesLate() throws {
+        var machine = try Self.recording(from: 30) // 1 s: sample 48000
+        let late = machine.audio(try Self.sound(45056)) // 45056...46080, before the picture
+        #expect(late.isDrop)
+        guard case .write(_, let samples) = machine.audio(try Self.sound(47104)) else {
+            Issue.record("the run across the first picture is not written")
+            return
+        }
+        #expect(samples.map(\.presentationTime.value) == [47104])
+    }
+
     @Test func theDurationLimitStopsAtItsInstant() throws {
         var machine = try Self.recording(from: 0, limit: MediaTime(value: 1, timescale: 10))
         // 0.1 s is three frames: the third reaches the limit and stops the recording.

@@ -228,7 +228,9 @@ struct RecordingStateMachine<Sink> {
                 state = .recording(recording)
                 return .drop
             }
-            let samples = Self.cut(recording.pendingAudio + [sample], at: recording.limitEnd)
+            // Sound that ended before the first picture (it came late) is not in the recording.
+            let start = recording.start
+            let samples = Self.cut(recording.pendingAudio + [sample], at: recording.limitEnd).filter { $0.timeRange.end > start }
             recording.pendingAudio = []
             guard !samples.isEmpty else {
                 state = .recording(recording)
