@@ -180,14 +180,17 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     }
 
     /// Waits until the sound has reached the last picture (the writer cuts it there), then
-    /// closes the file and says so.
-    private func finish(_ order: RecordingStateMachine<Sink>.FinishOrder) {
+    /// closes the file and says so. `soundMayCome` is false once the session has stopped
+    /// delivering (stopped or interrupted): then only appends under way are waited for.
+    private func finish(_ order: RecordingStateMachine<Sink>.FinishOrder, soundMayCome: Bool = true) {
         let sink = order.sink
         if order.end.isNumeric { sink.writer.endSession(atSourceTime: order.end) }
-        if order.mustWait, sink.drained.wait(timeout: .now() + Self.audioWait) == .timedOut,
-           !machine.withLock({ $0.stopWaitingForAudio() }) {
-            // An append is under way; its end wakes us.
-            sink.drained.wait()
+        if order.mustWait {
+            let arrived = soundMayCome && sink.drained.wait(timeout: .now() + Self.audioWait) == .success
+            if !arrived, !machine.withLock({ $0.stopWaitingForAudio() }) {
+                // An append is under way; its end wakes us.
+                sink.drained.wait()
+            }
         }
         var (outcome, _) = machine.withLock { $0.finished() }
         do throws(ReelError) { try sink.writer.finishSynchronously() } catch { outcome = outcome ?? error }
@@ -278,7 +281,8 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override func sessionDidStop() {
-        stopRecording()
+        // The session has delivered its last sound: nothing more is waited for.
+        if let order = machine.withLock({ $0.stop(.requested) }) { finish(order, soundMayCome: false) }
         // The session's clock starts again at zero when it runs again: old sound would
         // land in the next recording.
         machine.withLock { $0.forgetEarlyAudio() }
@@ -287,6 +291,6 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     override func sessionWasInterrupted(_ error: ReelError) {
         var stopped = error
         stopped.message = "recording stopped: \(error.message)"
-        if let order = machine.withLock({ $0.stop(.interrupted, error: stopped) }) { finish(order) }
+        if let order = machine.withLock({ $0.stop(.interrupted, error: stopped) }) { finish(order, soundMayCome: false) }
     }
 }

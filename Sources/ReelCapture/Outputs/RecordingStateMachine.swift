@@ -2,8 +2,9 @@ import ReelCore
 
 /// A ``MovieFileOutput``'s recording as values: where it is, and what each picture, each
 /// run of sound and each call does next. Pure (swift-nio's state-machine pattern): the
-/// output keeps one in a `Mutex`, makes one lock round trip per sample, and carries out the
-/// returned action (the appends) outside the lock, so the rules are tested without threads.
+/// output keeps one in a `Mutex`, makes two lock round trips per sample (the decision, then
+/// the append's outcome) and carries out the returned action (the appends) outside the
+/// lock, so the rules are tested without threads.
 ///
 /// `Sink` is what an open recording writes to (the writer and its inputs); tests use any value.
 struct RecordingStateMachine<Sink> {
