@@ -210,6 +210,33 @@ import Testing
         let probe = try FFprobe.probe(try #require(session.outputURL))
         #expect((probe.duration ?? 6) < 5.5)
     }
+
+    /// Cancelling the task that awaits `export()` cancels the export: no file, `.cancelled`.
+    @Test func cancellingTheExportingTaskCancelsTheExport() async throws {
+        let directory = try Paths.temporaryDirectory("reel-export-cancel")
+        let url = directory.appendingPathComponent("source.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx264",
+                                  "-preset", "ultrafast", "-pix_fmt", "yuv420p", url.path])
+        let sequence = try ClipSequence(assets: [try Asset(url: url)])
+        let session = ExportSession(composition: sequence.composition, preset: .highestQuality)
+        let output = directory.appendingPathComponent("cancelled.mp4")
+        session.outputURL = output
+        session.videoComposition = sequence.videoComposition
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await session.export()
+        }
+        let result = await task.result
+        guard case .failure(let error as ReelError) = result else {
+            Issue.record("the export was not cancelled: \(result)")
+            return
+        }
+        #expect(error.code == .cancelled, "\(error)")
+        #expect(session.status == .cancelled)
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
+        #expect(left.isEmpty, "\(left)")
+    }
 }
 
 /// A compositor of the test's own: the left half from one track, the right from the other.

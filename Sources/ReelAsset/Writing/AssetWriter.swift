@@ -1,6 +1,7 @@
 public import Foundation
 import ReelAV
 public import ReelCore
+import Synchronization
 
 /// Writes media to a new file: inputs per track, a session, and an atomic finish.
 /// `AVAssetWriter`.
@@ -14,7 +15,7 @@ public import ReelCore
 /// Defaults give files that play in Chrome, Firefox and Safari: H.264 High, yuv420p,
 /// AAC LC, and the index (moov) at the front (``shouldOptimizeForNetworkUse`` is true
 /// by default, unlike AVFoundation).
-public final class AssetWriter: @unchecked Sendable {
+public final class AssetWriter: Sendable {
     /// `AVAssetWriter.Status`.
     public enum Status: Sendable, Equatable, CustomStringConvertible {
         case unknown, writing, completed, failed, cancelled
@@ -31,33 +32,40 @@ public final class AssetWriter: @unchecked Sendable {
 
     public let outputURL: URL
     public let outputFileType: FileType
-    /// Write a fragmented file with a fragment at least this often, so that an
-    /// interrupted recording stays playable. Invalid (the default) writes one index at
-    /// the end. `movieFragmentInterval`.
-    public var movieFragmentInterval: MediaTime = .invalid
-    /// Put the index before the media data so that playback can start while the file
-    /// downloads. `shouldOptimizeForNetworkUse`.
-    public var shouldOptimizeForNetworkUse = true
-    /// Creation date, title and location to write. `metadata`.
-    public var metadata = AssetMetadata()
-    public private(set) var inputs: [AssetWriterInput] = []
+    /// Settings, status, session bounds and the open file: one state, one lock.
+    private let machine = Mutex(AssetWriterStateMachine<WriterFiles>())
 
-    private let lock = NSLockBox()
-    private var _status: Status = .unknown
-    private var _error: ReelError?
-    private var sessionStart: MediaTime = .invalid
-    private var sessionEnd: MediaTime = .invalid
-    private var muxer: SharedMuxer?
-    private var temporaryURL: URL?
+    /// Write a fragmented file with a fragment at least this often, so that an
+    /// interrupted recording stays playable; the finished file is an ordinary one with the
+    /// whole index (as AVFoundation's). Invalid (the default) writes one index at the end.
+    /// Set before ``startWriting()``: later changes are ignored. `movieFragmentInterval`.
+    public var movieFragmentInterval: MediaTime {
+        get { machine.withLock { $0.settings.movieFragmentInterval } }
+        set { _ = machine.withLock { $0.configure { $0.movieFragmentInterval = newValue } } }
+    }
+    /// Put the index before the media data so that playback can start while the file
+    /// downloads. Set before ``startWriting()``. `shouldOptimizeForNetworkUse`.
+    public var shouldOptimizeForNetworkUse: Bool {
+        get { machine.withLock { $0.settings.shouldOptimizeForNetworkUse } }
+        set { _ = machine.withLock { $0.configure { $0.shouldOptimizeForNetworkUse = newValue } } }
+    }
+    /// Creation date, title and location to write. Set before ``startWriting()``. `metadata`.
+    public var metadata: AssetMetadata {
+        get { machine.withLock { $0.settings.metadata } }
+        set { _ = machine.withLock { $0.configure { $0.metadata = newValue } } }
+    }
+    public var inputs: [AssetWriterInput] { machine.withLock { $0.settings.inputs } }
 
     /// `status`.
-    public var status: Status { lock.withLock { _status } }
+    public var status: Status { machine.withLock { $0.status } }
     /// Why the writer failed. `error`.
-    public var error: ReelError? { lock.withLock { _error } }
-    var sessionTimes: (MediaTime, MediaTime) { lock.withLock { (sessionStart, sessionEnd) } }
+    public var error: ReelError? { machine.withLock { $0.error } }
+    var sessionTimes: (MediaTime, MediaTime) {
+        machine.withLock { ($0.session?.start ?? .invalid, $0.session?.end ?? .invalid) }
+    }
 
     /// Where the file is being written until it is finished.
-    public var inProgressURL: URL? { lock.withLock { temporaryURL } }
+    public var inProgressURL: URL? { machine.withLock { $0.session?.output.temporaryURL } }
 
     /// A writer of `fileType` to `outputURL`.
     /// - Throws: ``ReelError`` `.fileNotFound` when the folder does not exist,
@@ -99,11 +107,13 @@ public final class AssetWriter: @unchecked Sendable {
         if let problem = compatibilityProblem(input) {
             throw ReelError(.unsupported, problem, subject: outputURL.path)
         }
-        guard status == .unknown, input.writer == nil else {
+        let added = machine.withLock { machine in
+            input.writer == nil && machine.configure { $0.inputs.append(input) }
+        }
+        guard added else {
             throw ReelError(.invalidState, "inputs can only be added before startWriting()", subject: outputURL.path)
         }
         input.writer = self
-        inputs.append(input)
     }
 
     private func compatibilityProblem(_ input: AssetWriterInput) -> String? {
@@ -137,49 +147,57 @@ public final class AssetWriter: @unchecked Sendable {
     // MARK: - Writing
 
     /// Opens the encoders, creates the file under its temporary name and writes the
-    /// header. `startWriting()`.
+    /// header. The settings are fixed from here on. `startWriting()`.
     /// - Throws: ``ReelError`` when an encoder rejects its settings or the file cannot be created.
     public func startWriting() throws(ReelError) {
-        guard status == .unknown else {
-            throw ReelError(.invalidState, "startWriting() was already called", subject: outputURL.path)
+        let settings = try machine.withLock { (machine) throws(ReelError) -> AssetWriterStateMachine<WriterFiles>.Settings in
+            guard case .configuring = machine.state else {
+                throw ReelError(.invalidState, "startWriting() was already called", subject: outputURL.path)
+            }
+            guard !machine.settings.inputs.isEmpty else {
+                throw ReelError(.invalidState, "add at least one input before startWriting()", subject: outputURL.path)
+            }
+            guard let settings = machine.beginStarting() else {
+                throw ReelError(.invalidState, "startWriting() was already called", subject: outputURL.path)
+            }
+            return settings
         }
-        guard !inputs.isEmpty else {
-            throw ReelError(.invalidState, "add at least one input before startWriting()", subject: outputURL.path)
-        }
-        let fragmented = movieFragmentInterval.isNumeric && movieFragmentInterval > .zero
+        let fragmented = settings.isFragmented
         let temporary = Self.temporaryURL(for: outputURL, fragmented: fragmented)
         do throws(ReelError) {
             let muxer = try Muxer(path: temporary.path, formatName: outputFileType.muxerName)
             let shared = SharedMuxer(muxer)
-            for (index, input) in inputs.enumerated() {
-                try prepare(input, index: index, muxer: muxer, shared: shared, fragmented: fragmented)
+            for (index, input) in settings.inputs.enumerated() {
+                try prepare(input, index: index, muxer: muxer, shared: shared, settings: settings)
             }
-            if fragmented, outputFileType.isISOBaseMedia { shiftForPriming() }
-            writeMetadata(muxer)
-            lock.withLock { temporaryURL = temporary }
+            if fragmented, outputFileType.isISOBaseMedia { Self.shiftForPriming(settings.inputs) }
+            Self.writeMetadata(settings.metadata, to: muxer)
+            // A fragmented recording's `.partial` file is kept on purpose when the program stops.
             if !fragmented { InProgressFiles.add(temporary) }
-            try muxer.writeHeader(options: muxerOptions(fragmented: fragmented))
-            lock.withLock {
-                self.muxer = shared
-                _status = .writing
+            try muxer.writeHeader(options: muxerOptions(settings))
+            let files = WriterFiles(muxer: shared, temporaryURL: temporary, isFragmented: fragmented, inputs: settings.inputs)
+            guard machine.withLock({ $0.started(files) }) else {
+                files.discard(removingPartial: true)
+                throw ReelError(.cancelled, "the writing was cancelled", subject: outputURL.path)
             }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            lock.withLock { temporaryURL = nil }
+            InProgressFiles.remove(temporary)
+            for input in settings.inputs { input.pipeline = nil }
             let named = fragmented ? error.about(outputURL.path) : error.renamingSubject(temporary.path, to: outputURL.path)
-            fail(named)
+            machine.withLock { $0.startFailed(named) }
             throw named
         }
     }
 
     /// A fragmented MP4's moov is written before any packet, so it cannot hold the edit
     /// list that hides AAC's priming (the encoder's first frame starts before zero), and
-    /// FFmpeg stretches the first sample of any track that does not start at zero (a first
-    /// picture 21 ms long, with everything after it 21 ms late). So the audio alone starts
-    /// at zero, priming included: its sound comes one AAC frame (21 ms at 48 kHz) after its
-    /// picture, well inside a frame and below what anyone hears, and in exchange a file
-    /// killed in its first second is still readable (`delay_moov` would lose it).
-    private func shiftForPriming() {
+    /// FFmpeg stretches the first sample of any track that does not start at zero. So in
+    /// the `.partial` file the audio alone starts at zero, priming included (its sound one
+    /// AAC frame, 21 ms at 48 kHz, after its picture), which keeps a file killed in its
+    /// first second readable. The finished file takes the shift back and hides the priming
+    /// with an edit list, as FFmpeg's MP4 muxer does for AAC (``finishSynchronously()``).
+    private static func shiftForPriming(_ inputs: [AssetWriterInput]) {
         for input in inputs where input.audioSettings?.codec == .aac {
             guard let pipeline = input.pipeline else { continue }
             pipeline.timestampShift = Int64(pipeline.encoder.frameSize)
@@ -187,7 +205,8 @@ public final class AssetWriter: @unchecked Sendable {
     }
 
     private func prepare(_ input: AssetWriterInput, index: Int, muxer: Muxer, shared: SharedMuxer,
-                         fragmented: Bool) throws(ReelError) {
+                         settings: AssetWriterStateMachine<WriterFiles>.Settings) throws(ReelError) {
+        let fragmented = settings.isFragmented
         let encoder: Encoder
         var tag: String?
         if let video = input.videoSettings {
@@ -196,7 +215,7 @@ public final class AssetWriter: @unchecked Sendable {
             if fragmented, video.keyFrameInterval == nil {
                 // A keyframe at every fragment, so each fragment plays on its own.
                 let rate = video.expectedFrameRate ?? 30
-                configuration.keyFrameInterval = max(1, Int((rate * movieFragmentInterval.seconds).rounded()))
+                configuration.keyFrameInterval = max(1, Int(min(10_000, (rate * settings.movieFragmentInterval.seconds).rounded())))
             }
             if fragmented, input.expectsMediaDataInRealTime, video.codec == .h264 || video.codec == .hevc {
                 // No lookahead or B-frames: a live frame reaches its fragment, and the disk,
@@ -224,7 +243,7 @@ public final class AssetWriter: @unchecked Sendable {
             label: "\(input.mediaType)-\(index)", onError: { [weak self] error in self?.fail(error) })
     }
 
-    private func writeMetadata(_ muxer: Muxer) {
+    private static func writeMetadata(_ metadata: AssetMetadata, to muxer: Muxer) {
         let date = metadata.creationDate ?? Date()
         muxer.setMetadata("creation_time", Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
         if let title = metadata.title { muxer.setMetadata("title", title) }
@@ -233,10 +252,10 @@ public final class AssetWriter: @unchecked Sendable {
         if let model = metadata.model { muxer.setMetadata("model", model) }
     }
 
-    private func muxerOptions(fragmented: Bool) -> [String: String] {
+    private func muxerOptions(_ settings: AssetWriterStateMachine<WriterFiles>.Settings) -> [String: String] {
         guard outputFileType.isISOBaseMedia else { return [:] }
-        if fragmented {
-            let micros = movieFragmentInterval.convertScale(1_000_000).value
+        if settings.isFragmented {
+            let micros = settings.movieFragmentInterval.convertScale(1_000_000).value
             // flush_packets: each fragment reaches the file as the muxer completes it, instead
             // of waiting in the 32 kB I/O buffer, where a killed process would lose it. (The
             // moov goes first, empty, so that even a file killed in its first second is read;
@@ -244,7 +263,7 @@ public final class AssetWriter: @unchecked Sendable {
             return ["movflags": "+frag_keyframe+empty_moov+default_base_moof", "frag_duration": String(micros),
                     "flush_packets": "1"]
         }
-        return shouldOptimizeForNetworkUse ? ["movflags": "+faststart"] : [:]
+        return settings.shouldOptimizeForNetworkUse ? ["movflags": "+faststart"] : [:]
     }
 
     static func temporaryURL(for destination: URL, fragmented: Bool) -> URL {
@@ -268,127 +287,120 @@ public final class AssetWriter: @unchecked Sendable {
     /// Appended samples before `time` are dropped; `time` is zero in the file.
     /// `startSession(atSourceTime:)`.
     public func startSession(atSourceTime time: MediaTime) {
-        lock.withLock { if !sessionStart.isValid, time.isNumeric { sessionStart = time } }
+        machine.withLock { $0.startSession(at: time) }
     }
 
     /// Samples at or after `time` are dropped, and the file ends there. `endSession(atSourceTime:)`.
     public func endSession(atSourceTime time: MediaTime) {
-        lock.withLock { if time.isNumeric { sessionEnd = time } }
+        machine.withLock { $0.endSession(at: time) }
     }
 
-    /// Encodes what is queued, writes the index and renames the file into place.
+    /// Encodes what is queued, writes the index and renames the file into place, on a
+    /// thread of its own. Cancelling the task cancels the writing (``cancelWriting()``).
     /// `finishWriting()`.
     /// - Throws: ``ReelError``: the first error of any input, or of the final write
-    ///   (a full disk, say). The temporary file is removed then; the destination is untouched.
+    ///   (a full disk, say), or `.cancelled`. The temporary file is removed then; the
+    ///   destination is untouched.
     public func finishWriting() async throws(ReelError) {
-        let result: Result<Void, ReelError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { [self] in
-                do throws(ReelError) {
-                    try finishSynchronously()
-                    continuation.resume(returning: .success(()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
+        try await BlockingWork.run(onCancel: { [self] in cancelWriting() }) { [self] () throws(ReelError) in
+            try finishSynchronously()
         }
-        try result.get()
     }
 
     /// ``finishWriting()`` on the calling thread, for command-line tools and tests.
     public func finishSynchronously() throws(ReelError) {
-        guard status == .writing, let muxer, let temporary = inProgressURL else {
-            if let error {
-                discardAfterFailure()
-                throw error
-            }
+        let files: WriterFiles
+        let session: AssetWriterStateMachine<WriterFiles>.Session
+        switch machine.withLock({ $0.beginFinishing() }) {
+        case .refuse(.cancelled):
+            throw ReelError(.cancelled, "the writing was cancelled", subject: outputURL.path)
+        case .refuse(let status):
             throw ReelError(.invalidState, "cannot finish: the writer is \(status)", subject: outputURL.path)
+        case .fail(let error, let cleanup):
+            cleanup?.discard()
+            throw error
+        case .finish(let started):
+            session = started
+            files = started.output
         }
-        for input in inputs { input.markAsFinished() }
-        let (start, end) = sessionTimes
+        for input in files.inputs { input.markAsFinished() }
+        let (start, end) = (session.start, session.end)
         do throws(ReelError) {
-            for input in inputs {
+            for input in files.inputs {
                 guard let pipeline = input.pipeline else { continue }
                 pipeline.waitUntilIdle()
-                if let error { throw error }
+                try checkFinishing()
                 let endTicks = end.isNumeric && start.isNumeric ? pipeline.encoder.timeBase.timestamp(end - start) : nil
                 try pipeline.finish(endTicks: endTicks)
             }
-            if let error { throw error }
-            try muxer.withLock { (muxer) throws(ReelError) in try muxer.finish() }
-            try Self.moveIntoPlace(temporary, destination: outputURL)
-            InProgressFiles.remove(temporary)
-            lock.withLock {
-                _status = .completed
-                temporaryURL = nil
+            try checkFinishing()
+            try files.muxer.withLock { (muxer) throws(ReelError) in try muxer.finish() }
+            try checkFinishing()
+            if files.isFragmented, outputFileType.isISOBaseMedia {
+                try completeFragmented(files, duration: end.isNumeric && start.isNumeric ? end - start : nil)
+            } else {
+                try Self.moveIntoPlace(files.temporaryURL, destination: outputURL)
             }
-            releasePipelines()
+            InProgressFiles.remove(files.temporaryURL)
+            machine.withLock { $0.finished() }
+            files.releasePipelines()
         } catch {
-            fail(error)
-            discardAfterFailure()
-            throw self.error ?? error.about(outputURL.path)
+            let cancelled = status == .cancelled
+            if !cancelled { fail(error) }
+            files.discard(removingPartial: cancelled)
+            throw cancelled ? error : self.error ?? error.about(outputURL.path)
         }
+    }
+
+    /// Throws when a cancel or a failure came while finishing.
+    private func checkFinishing() throws(ReelError) {
+        switch machine.withLock({ $0.checkFinishing() }) {
+        case .goOn: return
+        case .cancelled: throw ReelError(.cancelled, "the writing was cancelled", subject: outputURL.path)
+        case .failed(let error): throw error
+        }
+    }
+
+    /// A finished fragmented recording becomes an ordinary file with the whole index: its
+    /// packets are copied (nothing is decoded) with the audio's priming shift taken back,
+    /// so that an edit list hides the priming, and the sound cut where the session ends.
+    /// The `.partial` file is removed once the copy is in place.
+    private func completeFragmented(_ files: WriterFiles, duration: MediaTime?) throws(ReelError) {
+        var earlier: [Int: MediaTime] = [:]
+        for input in files.inputs {
+            guard let pipeline = input.pipeline, pipeline.timestampShift != 0, pipeline.mediaType == .audio else { continue }
+            let rate = Int32(clamping: pipeline.encoder.audioFormat.sampleRate)
+            earlier[pipeline.streamIndex] = MediaTime(value: pipeline.timestampShift, timescale: rate)
+        }
+        let optimize = machine.withLock { $0.settings.shouldOptimizeForNetworkUse }
+        try RecordingRecovery.complete(files.temporaryURL, to: outputURL, fileType: outputFileType, earlier: earlier,
+                                       duration: duration, optimizeForNetworkUse: optimize)
+        try? FileManager.default.removeItem(at: files.temporaryURL)
     }
 
     /// Stops writing and removes the temporary file. `cancelWriting()`.
     public func cancelWriting() {
-        guard status == .writing || status == .unknown else { return }
-        lock.withLock { _status = .cancelled }
-        for input in inputs {
-            input.markAsFinished()
-            input.pipeline?.waitUntilIdle()
-        }
-        try? muxer?.withLock { $0.abandon() }
-        if let temporary = inProgressURL {
-            try? FileManager.default.removeItem(at: temporary)
-            InProgressFiles.remove(temporary)
-        }
-        lock.withLock { temporaryURL = nil }
-        releasePipelines()
+        if case .discard(let files) = machine.withLock({ $0.cancel() }) { files.discard(removingPartial: true) }
     }
 
-    private func releasePipelines() {
-        for input in inputs { input.pipeline = nil }
-        lock.withLock { muxer = nil }
-    }
-
+    /// Records the first error; the file is closed off the encoding queue that reported it.
     func fail(_ error: ReelError) {
-        let fragmented = movieFragmentInterval.isNumeric && movieFragmentInterval > .zero
-        var reported = error.about(outputURL.path)
-        // The hidden temporary name means nothing to the user; the destination does.
-        if !fragmented, let temporary = inProgressURL { reported = error.renamingSubject(temporary.path, to: outputURL.path) }
-        if fragmented, let partial = inProgressURL {
-            reported.message += reported.subject == partial.path ? "; the recording so far is kept, playable, in that file"
-                : "; the recording so far is kept, playable, in \(partial.path)"
+        let action = machine.withLock { machine in
+            machine.fail(Self.reported(error, destination: outputURL, files: machine.session?.output))
         }
-        let first = lock.withLock { () -> Bool in
-            let first = _error == nil
-            if first { _error = reported }
-            if _status != .cancelled { _status = .failed }
-            return first
-        }
-        // An encoding queue reports this; clean up from outside it, so its own work can end.
-        if first { DispatchQueue.global().async { [self] in discardAfterFailure() } }
+        if case .discard(let files) = action { DispatchQueue.global().async { files.discard() } }
     }
 
-    private var discarded = false
-
-    /// Closes and removes the temporary file of a failed write (a fragmented recording
-    /// keeps its `.partial` file: it is playable up to its last fragment). Idempotent.
-    private func discardAfterFailure() {
-        let go = lock.withLock { () -> Bool in
-            defer { discarded = true }
-            return !discarded && temporaryURL != nil
-        }
-        guard go else { return }
-        for input in inputs { input.pipeline?.waitUntilIdle() }
-        try? lock.withLock { muxer }?.withLock { $0.abandon() }
-        let fragmented = movieFragmentInterval.isNumeric && movieFragmentInterval > .zero
-        if let temporary = inProgressURL, !fragmented {
-            try? FileManager.default.removeItem(at: temporary)
-            InProgressFiles.remove(temporary)
-        }
-        lock.withLock { temporaryURL = nil }
-        releasePipelines()
+    /// The error as the user should read it: about the destination, not the hidden
+    /// temporary name; for a fragmented recording, saying where the recording so far is.
+    static func reported(_ error: ReelError, destination: URL, files: WriterFiles?) -> ReelError {
+        var reported = error.about(destination.path)
+        guard let files else { return reported }
+        if !files.isFragmented { return error.renamingSubject(files.temporaryURL.path, to: destination.path) }
+        let partial = files.temporaryURL.path
+        reported.message += reported.subject == partial ? "; the recording so far is kept, playable, in that file"
+            : "; the recording so far is kept, playable, in \(partial)"
+        return reported
     }
 
     package static func moveIntoPlace(_ source: URL, destination: URL) throws(ReelError) {

@@ -114,6 +114,9 @@ final class InputEncoder: @unchecked Sendable {
         var converted = try resampler.convert(input)
         let rate = Int64(encoder.audioFormat.sampleRate)
         if audioStart == nil {
+            // Sound wholly before the session's start is not the first sound: the next run may
+            // be, and its own start places it (else it would be laid from zero, late by its offset).
+            if startSample < 0, Int64(converted.frameCount) <= -startSample { return }
             if startSample < 0 {
                 converted = converted.slice(from: Int(-startSample), count: converted.frameCount)
                 audioStart = 0

@@ -35,15 +35,36 @@ public enum RecordingRecovery {
             plain.message = "not a recording that can be recovered: \(error.message)"
             throw plain
         }
-        let copied = demuxer.streams.filter { $0.mediaType == .video || $0.mediaType == .audio }
-        guard copied.contains(where: { $0.mediaType == .video }) else {
+        guard demuxer.streams.contains(where: { $0.mediaType == .video }) else {
             throw ReelError(.invalidData, "has no video track to recover", subject: path)
         }
-        let fileSize = demuxer.fileSize
         let folder = destination.deletingLastPathComponent()
         guard FileManager.default.fileExists(atPath: folder.path) else {
             throw ReelError(.fileNotFound, "the folder \(folder.path) does not exist", subject: destination.path)
         }
+        return try copy(demuxer, from: source, to: destination, fileType: fileType, earlier: [:], duration: nil,
+                        optimizeForNetworkUse: true)
+    }
+
+    /// Turns a finished fragmented recording into an ordinary file at `destination`: the
+    /// whole index (first when `optimizeForNetworkUse`), the streams in `earlier` moved that
+    /// much earlier (the writer's AAC priming shift, which an edit list now hides, as FFmpeg's
+    /// MP4 muxer does for AAC), and every stream cut at `duration` (the last sound packet
+    /// shortened to end there, so that the sound ends with the last picture).
+    package static func complete(_ source: URL, to destination: URL, fileType: FileType, earlier: [Int: MediaTime],
+                                 duration: MediaTime?, optimizeForNetworkUse: Bool) throws(ReelError) {
+        let demuxer = try Demuxer(path: source.path)
+        _ = try copy(demuxer, from: source, to: destination, fileType: fileType, earlier: earlier, duration: duration,
+                     optimizeForNetworkUse: optimizeForNetworkUse)
+    }
+
+    private static func copy(_ demuxer: Demuxer, from source: URL, to destination: URL, fileType: FileType,
+                             earlier: [Int: MediaTime], duration: MediaTime?,
+                             optimizeForNetworkUse: Bool) throws(ReelError) -> Report {
+        let path = source.path
+        let copied = demuxer.streams.filter { $0.mediaType == .video || $0.mediaType == .audio }
+        let fileSize = demuxer.fileSize
+        let folder = destination.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(
             ".\(destination.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(destination.pathExtension)")
         InProgressFiles.add(temporary)
@@ -63,7 +84,8 @@ public enum RecordingRecovery {
             for stream in demuxer.streams where outputs[stream.index] == nil {
                 demuxer.setDiscarded(true, streamIndex: stream.index)
             }
-            try muxer.writeHeader(options: fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
+            let options = optimizeForNetworkUse && fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:]
+            try muxer.writeHeader(options: options)
             let packet = try Packet()
             var join = StreamJoin()
             var frames = 0
@@ -86,10 +108,18 @@ public enum RecordingRecovery {
                     continue
                 }
                 let base = demuxer.streams[packet.streamIndex].timeBase
-                let stop = base.time(packet.presentationTimestamp + max(packet.durationTicks, 0))
+                let offset = MediaTime.zero - (earlier[packet.streamIndex] ?? .zero)
+                let begin = base.time(packet.presentationTimestamp) + offset
+                if let duration, begin.isNumeric {
+                    // Past the session's end: left out; across it: shortened to end there.
+                    guard begin < duration else { continue }
+                    let room = base.timestamp(duration - begin)
+                    if packet.durationTicks <= 0 || packet.durationTicks > room { packet.setDuration(room) }
+                }
+                let stop = base.time(packet.presentationTimestamp + max(packet.durationTicks, 0)) + offset
                 if stop.isNumeric { end = max(end, stop) }
                 if demuxer.streams[packet.streamIndex].mediaType == .video { frames += 1 }
-                try muxer.writeCopy(packet, streamIndex: output, source: base, offset: .zero, join: &join)
+                try muxer.writeCopy(packet, streamIndex: output, source: base, offset: offset, join: &join)
             }
             guard frames > 0 else {
                 throw ReelError(.invalidData, "holds no complete video frame: nothing to recover", subject: path)

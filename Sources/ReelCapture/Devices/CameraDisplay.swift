@@ -1,12 +1,12 @@
 import Foundation
 import ReelAsset
 import ReelCore
+import Synchronization
 
 /// The camera's on-screen display, drawn over the optics: the frame counter in binary
 /// along the top and an `HH:MM:SS:FF` timecode at the bottom left.
 enum CameraDisplay {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var glyphCache: [Int: Glyphs] = [:]
+    private static let glyphCache = Mutex<[Int: Glyphs]>([:])
 
     /// The characters of a timecode as coverage masks, drawn once per size with the system font.
     struct Glyphs {
@@ -83,7 +83,7 @@ enum CameraDisplay {
     }
 
     private static func glyphs(size: Int) -> Glyphs? {
-        lock.withLock { () -> Glyphs? in
+        glyphCache.withLock { (glyphCache) -> Glyphs? in
             if let cached = glyphCache[size] { return cached }
             let width = size * 3 / 5 + 2, height = size + size / 3
             var masks: [[UInt8]] = []

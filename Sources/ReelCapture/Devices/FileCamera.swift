@@ -1,13 +1,13 @@
 import Foundation
 import ReelAsset
 import ReelCore
+import Synchronization
 
 /// `file:PATH` as a live camera and microphone: the file's pictures and sound at the
 /// session's clock, looping at the end. Pictures are scaled to the session's size; the
 /// digital zoom crops into the centre.
 final class FileCamera: @unchecked Sendable {
-    private static let registryLock = NSLock()
-    nonisolated(unsafe) private static var cameras: [String: FileCamera] = [:]
+    private static let cameras = Mutex<[String: FileCamera]>([:])
 
     private let asset: Asset
     private let loopSeconds: Double
@@ -28,7 +28,7 @@ final class FileCamera: @unchecked Sendable {
     /// The one reader of a file camera (a session's video and audio share it).
     static func shared(for device: CaptureDevice) -> FileCamera? {
         guard case .file(let path) = device.source else { return nil }
-        return registryLock.withLock {
+        return cameras.withLock { cameras in
             if let camera = cameras[device.uniqueID] { return camera }
             guard let asset = try? Asset(path: path) else { return nil }
             let camera = FileCamera(asset: asset)

@@ -2,6 +2,7 @@ import Foundation
 import ReelAsset
 import ReelAV
 import ReelCore
+import Synchronization
 
 /// A hardware (or server) device read through libavdevice on a thread of its own:
 /// `pulse:NAME`, `alsa:NAME`, `x11:DISPLAY`, `v4l2:/dev/videoN`. Reads block until the
@@ -16,8 +17,7 @@ final class LiveDevice: @unchecked Sendable {
         var mediaType: MediaType
     }
 
-    private static let registryLock = NSLock()
-    nonisolated(unsafe) private static var devices: [String: LiveDevice] = [:]
+    private static let devices = Mutex<[String: LiveDevice]>([:])
 
     let id: String
     private let lock = NSLock()
@@ -32,7 +32,7 @@ final class LiveDevice: @unchecked Sendable {
     /// The live reader of a device (a session's ticks and the device share it).
     static func shared(for device: CaptureDevice) -> LiveDevice? {
         guard device.source.opening(frameRate: 30) != nil else { return nil }
-        return registryLock.withLock {
+        return devices.withLock { devices in
             if let live = devices[device.uniqueID] { return live }
             let live = LiveDevice(id: device.uniqueID)
             devices[device.uniqueID] = live

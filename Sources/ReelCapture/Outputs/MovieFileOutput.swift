@@ -2,6 +2,7 @@ import Dispatch
 public import Foundation
 public import ReelAsset
 public import ReelCore
+import Synchronization
 
 /// Records the session to a file. `AVCaptureMovieFileOutput`.
 ///
@@ -37,115 +38,126 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         }
     }
 
-    /// `movieFragmentInterval`.
-    public var movieFragmentInterval = MediaTime(value: 1, timescale: 1)
-    /// Stop by itself after this long (invalid: no limit). `maxRecordedDuration`.
-    public var maxRecordedDuration: MediaTime = .invalid
-    /// Stop by itself once the file is this many bytes (0: no limit). `maxRecordedFileSize`.
-    public var maxRecordedFileSize: Int64 = 0
-    /// Stop by itself when the disk has less than this many bytes free (0: no limit).
-    /// `minFreeDiskSpaceLimit`.
-    public var minFreeDiskSpaceLimit: Int64 = 0
-
-    private let lock = NSLock()
-    /// Serialises audio appends with the flush of ``earlyAudio``.
-    private let audioOrder = NSLock()
-    private var writer: AssetWriter?
-    /// The writer being finished, which still takes the last audio.
-    private var finishing: AssetWriter?
-    private var video: AssetWriterInput?
-    private var audio: AssetWriterInput?
-    private var firstTime: MediaTime = .invalid
-    private var endTime: MediaTime = .invalid
-    private var lastTime: MediaTime = .zero
-    private var audioEnd: MediaTime = .invalid
-    private var handlers: RecordingHandlers?
-    private var url: URL?
-    private var failure: ReelError?
-    private var frames = 0
-    private var stopping = false
-    private var _stopReason: StopReason?
-    /// The last half second of audio before the first picture; written once the session has started.
-    private var earlyAudio: [SampleBuffer] = []
-    /// The pictures that come while ``startRecording(to:fileType:audio:handlers:)`` opens the
-    /// encoder (10-300 ms); nil when no recording is being opened.
-    private var opening: [SampleBuffer]?
-    /// Those pictures once the writer is ready: the next delivery writes them first.
-    private var waiting: [SampleBuffer] = []
-    /// At most two seconds of pictures wait for an encoder to open.
-    private static let openingLimit = 60
-
-    public override init() {}
-
-    /// Whether a recording is under way. `isRecording`.
-    public var isRecording: Bool { lock.withLock { writer != nil } }
-    /// How long the recording is so far. `recordedDuration`.
-    public var recordedDuration: MediaTime { lock.withLock { firstTime.isNumeric ? lastTime - firstTime : .zero } }
-    /// Frames written so far.
-    public var recordedFrames: Int { lock.withLock { frames } }
-    /// Bytes on disk so far. `recordedFileSize`.
-    public var recordedFileSize: Int64 {
-        guard let path = lock.withLock({ writer?.inProgressURL?.path }),
-              let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber else { return 0 }
-        return size.int64Value
-    }
-    /// Why the last recording ended.
-    public var stopReason: StopReason? { lock.withLock { _stopReason } }
-
-    /// Starts a recording to `url`; `didFinish` is called with the URL and any error when it
-    /// ends. `startRecording(to:recordingDelegate:)`.
-    /// - Throws: ``ReelError`` when the file cannot be created (a missing folder, say), or
-    ///   `.invalidState` when a recording is under way or the output is in no session.
-    public func startRecording(to url: URL, fileType: FileType = .mp4, audio withAudio: Bool = true,
-                               didFinish: @escaping @Sendable (URL, ReelError?) -> Void) throws(ReelError) {
-        try startRecording(to: url, fileType: fileType, audio: withAudio, handlers: RecordingHandlers(didFinish: didFinish))
+    /// What the next recording takes when it starts.
+    private struct Settings {
+        var movieFragmentInterval = MediaTime(value: 1, timescale: 1)
+        var maxRecordedDuration: MediaTime = .invalid
+        var maxRecordedFileSize: Int64 = 0
+        var minFreeDiskSpaceLimit: Int64 = 0
     }
 
-    /// ``startRecording(to:fileType:audio:didFinish:)`` with a start handler too.
-    public func startRecording(to url: URL, fileType: FileType = .mp4, audio withAudio: Bool = true,
-                               handlers: RecordingHandlers) throws(ReelError) {
-        guard let session else { throw ReelError(.invalidState, "add the output to a session first") }
-        try lock.locked { () throws(ReelError) -> Void in
-            guard self.writer == nil, opening == nil else {
-                throw ReelError(.invalidState, "a recording is under way", subject: url.path)
-            }
-            // The recording starts now, not once the encoder is open: the pictures of
-            // the next moments wait for it.
-            opening = []
-        }
-        let writer: AssetWriter, video: AssetWriterInput, audio: AssetWriterInput?
-        do throws(ReelError) {
-            (writer, video, audio) = try makeWriter(url: url, fileType: fileType, audio: withAudio, session: session)
-        } catch {
-            lock.withLock { opening = nil }
-            throw error
-        }
-        lock.withLock {
+    /// An open recording: its writer and inputs, where it goes, who hears of it, and the
+    /// signal that wakes its finisher once the sound has reached the last picture.
+    final class Sink: Sendable {
+        let writer: AssetWriter
+        let video: AssetWriterInput
+        let audio: AssetWriterInput?
+        let url: URL
+        let handlers: RecordingHandlers
+        let drained = DispatchSemaphore(value: 0)
+
+        init(writer: AssetWriter, video: AssetWriterInput, audio: AssetWriterInput?, url: URL, handlers: RecordingHandlers) {
             self.writer = writer
             self.video = video
             self.audio = audio
             self.url = url
             self.handlers = handlers
-            waiting = opening ?? []
-            opening = nil
-            firstTime = .invalid
-            endTime = .invalid
-            lastTime = .zero
-            audioEnd = .invalid
-            frames = 0
-            failure = nil
-            stopping = false
-            _stopReason = nil
         }
+    }
+
+    private let settings = Mutex(Settings())
+    /// The recording: one state, one lock, one round trip per sample.
+    private let machine = Mutex(RecordingStateMachine<Sink>())
+    /// How long a stop waits for the sound of the last picture's moment (it comes in 21 ms
+    /// runs) before closing the file without it.
+    static let audioWait = DispatchTimeInterval.milliseconds(250)
+
+    /// `movieFragmentInterval`.
+    public var movieFragmentInterval: MediaTime {
+        get { settings.withLock { $0.movieFragmentInterval } }
+        set { settings.withLock { $0.movieFragmentInterval = newValue } }
+    }
+    /// Stop by itself after this long (invalid: no limit). `maxRecordedDuration`.
+    public var maxRecordedDuration: MediaTime {
+        get { settings.withLock { $0.maxRecordedDuration } }
+        set { settings.withLock { $0.maxRecordedDuration = newValue } }
+    }
+    /// Stop by itself once the file is this many bytes (0: no limit). `maxRecordedFileSize`.
+    public var maxRecordedFileSize: Int64 {
+        get { settings.withLock { $0.maxRecordedFileSize } }
+        set { settings.withLock { $0.maxRecordedFileSize = newValue } }
+    }
+    /// Stop by itself when the disk has less than this many bytes free (0: no limit).
+    /// `minFreeDiskSpaceLimit`.
+    public var minFreeDiskSpaceLimit: Int64 {
+        get { settings.withLock { $0.minFreeDiskSpaceLimit } }
+        set { settings.withLock { $0.minFreeDiskSpaceLimit = newValue } }
+    }
+
+    public override init() {}
+
+    /// Whether a recording is under way. `isRecording`.
+    public var isRecording: Bool { machine.withLock { $0.isRecording } }
+    /// How long the recording is so far (or the last one was). `recordedDuration`.
+    public var recordedDuration: MediaTime { machine.withLock { $0.summary.duration } }
+    /// Frames written so far.
+    public var recordedFrames: Int { machine.withLock { $0.summary.frames } }
+    /// Bytes on disk so far. `recordedFileSize`.
+    public var recordedFileSize: Int64 {
+        guard let path = machine.withLock({ $0.sink?.writer.inProgressURL?.path }),
+              let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber else { return 0 }
+        return size.int64Value
+    }
+    /// Why the last recording ended.
+    public var stopReason: StopReason? { machine.withLock { $0.summary.reason } }
+
+    /// Starts a recording to `url`; `didFinish` is called with the URL and any error when it
+    /// ends. `startRecording(to:recordingDelegate:)`.
+    /// - Parameters:
+    ///   - url: The movie to write; until it is finished it is `NAME.partial.EXT`.
+    ///   - fileType: The container; by default the one `url`'s extension names (a `.mov` is a
+    ///     QuickTime movie), MP4 for any other.
+    ///   - withAudio: Whether to record the session's microphone, when it has one.
+    ///   - didFinish: Called once the file is finished, with the error if any.
+    /// - Throws: ``ReelError`` when the file cannot be created (a missing folder, say), or
+    ///   `.invalidState` when a recording is under way or the output is in no session.
+    public func startRecording(to url: URL, fileType: FileType? = nil, audio withAudio: Bool = true,
+                               didFinish: @escaping @Sendable (URL, ReelError?) -> Void) throws(ReelError) {
+        try startRecording(to: url, fileType: fileType, audio: withAudio, handlers: RecordingHandlers(didFinish: didFinish))
+    }
+
+    /// ``startRecording(to:fileType:audio:didFinish:)`` with a start handler too.
+    public func startRecording(to url: URL, fileType: FileType? = nil, audio withAudio: Bool = true,
+                               handlers: RecordingHandlers) throws(ReelError) {
+        guard let session else { throw ReelError(.invalidState, "add the output to a session first") }
+        // The recording starts now, not once the encoder is open: the pictures of the next
+        // moments wait for it.
+        guard machine.withLock({ $0.beginOpening() }) else {
+            throw ReelError(.invalidState, "a recording is under way", subject: url.path)
+        }
+        let type = fileType ?? FileType(pathExtension: url.pathExtension) ?? .mp4
+        let current = settings.withLock { $0 }
+        let sink: Sink
+        do throws(ReelError) {
+            sink = try makeSink(url: url, fileType: type, audio: withAudio, session: session, handlers: handlers,
+                                fragmentInterval: current.movieFragmentInterval)
+        } catch {
+            machine.withLock { $0.openingFailed() }
+            throw error
+        }
+        let stopped = machine.withLock {
+            $0.opened(sink, hasAudio: sink.audio != nil, limit: current.maxRecordedDuration)
+        }
+        if let stopped { finish(stopped) }
     }
 
     /// A started writer with a video input at the session's size and rate, and an audio
     /// input when asked for and the session has a microphone.
-    private func makeWriter(url: URL, fileType: FileType, audio withAudio: Bool, session: CaptureSession)
-        throws(ReelError) -> (AssetWriter, AssetWriterInput, AssetWriterInput?) {
+    private func makeSink(url: URL, fileType: FileType, audio withAudio: Bool, session: CaptureSession,
+                          handlers: RecordingHandlers, fragmentInterval: MediaTime) throws(ReelError) -> Sink {
         let (width, height) = session.frameSize
         let writer = try AssetWriter(outputURL: url, fileType: fileType)
-        writer.movieFragmentInterval = movieFragmentInterval
+        writer.movieFragmentInterval = fragmentInterval
         let video = AssetWriterInput(mediaType: .video, outputSettings: .recommended(
             width: width, height: height, frameRate: session.frameRate, fileType: fileType))
         video.expectsMediaDataInRealTime = true
@@ -158,181 +170,127 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
             audio = input
         }
         try writer.startWriting()
-        return (writer, video, audio)
+        return Sink(writer: writer, video: video, audio: audio, url: url, handlers: handlers)
     }
 
-    /// Ends the recording and finishes the file; `didFinish` follows. `stopRecording()`.
-    public func stopRecording() { finish(.requested) }
-
-    private func finish(_ reason: StopReason, error: ReelError? = nil) {
-        let (writer, handlers, url, failure) = lock.withLock {
-            () -> (AssetWriter?, RecordingHandlers?, URL?, ReelError?) in
-            defer {
-                finishing = self.writer
-                self.writer = nil
-            }
-            if self.writer != nil { _stopReason = self.failure == nil ? reason : .failed }
-            return (self.writer, self.handlers, self.url, self.failure ?? error)
-        }
-        guard let writer, let url else { return }
-        // The sound ends with the last picture: wait (briefly) for the audio of that
-        // moment, which comes in 21 ms buffers, then cut both there.
-        let (end, hasAudio) = lock.withLock { (lastTime, audio != nil) }
-        if hasAudio, firstTimeIsSet {
-            let deadline = DispatchTime.now() + .milliseconds(150)
-            while lock.withLock({ !audioEnd.isNumeric || audioEnd < end }), DispatchTime.now() < deadline {
-                usleep(5000)
-            }
-        }
-        lock.withLock {
-            video = nil
-            audio = nil
-            finishing = nil
-        }
-        if firstTimeIsSet { writer.endSession(atSourceTime: end) }
-        var outcome = failure
-        do throws(ReelError) { try writer.finishSynchronously() } catch { outcome = outcome ?? error }
-        handlers?.didFinish(url, outcome)
+    /// Ends the recording and finishes the file; `didFinish` follows. The sound ends with the
+    /// last picture. `stopRecording()`.
+    public func stopRecording() {
+        if let order = machine.withLock({ $0.stop(.requested) }) { finish(order) }
     }
 
-    private var firstTimeIsSet: Bool { lock.withLock { firstTime.isNumeric } }
-
-    override func deliver(_ sample: SampleBuffer) {
-        // While finishing, only the audio that catches up with the last picture is taken.
-        let (writer, video, audio, pictures) = lock.withLock {
-            () -> (AssetWriter?, AssetWriterInput?, AssetWriterInput?, [SampleBuffer]) in
-            if self.writer == nil, sample.mediaType == .video {
-                if opening != nil {
-                    opening?.append(sample)
-                    if let count = opening?.count, count > Self.openingLimit { opening?.removeFirst() }
-                }
-                return (nil, nil, nil, [])
+    /// Waits until the sound has reached the last picture (the writer cuts it there), then
+    /// closes the file and says so. `soundMayCome` is false once the session has stopped
+    /// delivering (stopped or interrupted): then only appends under way are waited for.
+    private func finish(_ order: RecordingStateMachine<Sink>.FinishOrder, soundMayCome: Bool = true) {
+        let sink = order.sink
+        if order.end.isNumeric { sink.writer.endSession(atSourceTime: order.end) }
+        if order.mustWait {
+            let arrived = soundMayCome && sink.drained.wait(timeout: .now() + Self.audioWait) == .success
+            if !arrived, !machine.withLock({ $0.stopWaitingForAudio() }) {
+                // An append is under way; its end wakes us.
+                sink.drained.wait()
             }
-            guard sample.mediaType == .video else { return (self.writer ?? finishing, self.video, self.audio, []) }
-            defer { if !waiting.isEmpty { waiting = [] } }
-            return (self.writer ?? finishing, self.video, self.audio, waiting)
         }
-        guard let writer else {
-            // Keep the last moments of sound even before a recording: the first picture
-            // may come after the sound of its moment (the camera's first frame is slow).
-            if sample.mediaType == .audio { lock.withLock { remember(sample) } }
-            return
-        }
-        do throws(ReelError) {
-            if sample.mediaType == .video {
-                // The pictures that waited for the encoder first, then this one.
-                for picture in pictures {
-                    guard try write(picture, writer: writer, video: video, audio: audio) else { return }
-                }
-                _ = try write(sample, writer: writer, video: video, audio: audio)
-            } else if let audio {
-                audioOrder.lock()
-                defer { audioOrder.unlock() }
-                let (started, end) = lock.withLock { () -> (Bool, MediaTime) in
-                    if firstTime.isValid { return (true, endTime) }
-                    remember(sample)
-                    return (false, endTime)
-                }
-                if started, !end.isNumeric || sample.presentationTime < end {
-                    try audio.append(sample)
-                    lock.withLock { audioEnd = sample.timeRange.end }
-                }
-            }
-        } catch {
-            let first = lock.withLock { () -> Bool in
-                defer { if failure == nil { failure = error } }
-                return failure == nil && !stopping
-            }
-            if first { stopSoon(.failed) }
-        }
-    }
-
-    /// Writes one picture; false when it falls past the duration limit, which ends the
-    /// recording (the camera may have skipped ahead past the frame that reaches it).
-    private func write(_ picture: SampleBuffer, writer: AssetWriter, video: AssetWriterInput?,
-                       audio: AssetWriterInput?) throws(ReelError) -> Bool {
-        guard try startSessionIfNeeded(at: picture, writer: writer, audio: audio) else {
-            stopSoon(.maximumDurationReached)
-            return false
-        }
-        try video?.append(picture)
-        checkLimits()
-        return true
-    }
-
-    /// Keeps `sample` among the last half second of audio (called with `lock` held).
-    private func remember(_ sample: SampleBuffer) {
-        earlyAudio.append(sample)
-        if earlyAudio.count > 24 { earlyAudio.removeFirst() }
-    }
-
-    /// Counts the frame and, on the first one, starts the writer's session there and writes
-    /// the audio that came before it. False when the frame falls after the end (the
-    /// duration limit was reached). Holding `audioOrder` throughout keeps a later audio
-    /// buffer, arriving on its own thread, from overtaking the buffered ones.
-    private func startSessionIfNeeded(at sample: SampleBuffer, writer: AssetWriter,
-                                      audio: AssetWriterInput?) throws(ReelError) -> Bool {
-        audioOrder.lock()
-        defer { audioOrder.unlock() }
-        let limit = maxRecordedDuration
-        let (start, early, accepted, started) = lock.withLock { () -> (MediaTime, [SampleBuffer], Bool, Bool) in
-            var early: [SampleBuffer] = []
-            var started = false
-            if !firstTime.isValid {
-                firstTime = sample.presentationTime
-                writer.startSession(atSourceTime: sample.presentationTime)
-                if limit.isNumeric, limit > .zero { endTime = firstTime + limit }
-                early = earlyAudio
-                earlyAudio = []
-                started = true
-            }
-            guard !endTime.isNumeric || sample.presentationTime < endTime else { return (firstTime, [], false, false) }
-            lastTime = sample.presentationTime + sample.duration
-            if endTime.isNumeric, lastTime > endTime { lastTime = endTime }
-            frames += 1
-            return (firstTime, early, true, started)
-        }
-        for buffered in early where buffered.timeRange.end > start { try audio?.append(buffered) }
-        if started, let url = lock.withLock({ self.url }), let didStart = lock.withLock({ handlers?.didStart }) {
-            DispatchQueue.global().async { didStart(url) }
-        }
-        return accepted
-    }
-
-    /// Ends the recording at the duration, size or free-space limit.
-    private func checkLimits() {
-        let (duration, count, end) = lock.withLock { (lastTime - firstTime, frames, endTime) }
-        if end.isNumeric, duration >= end - lock.withLock({ firstTime }) { return stopSoon(.maximumDurationReached) }
-        // The file grows a fragment at a time: checking twice a second is plenty.
-        guard count % 15 == 0 else { return }
-        if maxRecordedFileSize > 0, recordedFileSize >= maxRecordedFileSize { return stopSoon(.maximumFileSizeReached) }
-        if minFreeDiskSpaceLimit > 0, let path = lock.withLock({ writer?.inProgressURL?.deletingLastPathComponent().path }),
-           let free = (try? FileManager.default.attributesOfFileSystem(forPath: path))?[.systemFreeSize] as? NSNumber,
-           free.int64Value < minFreeDiskSpaceLimit {
-            stopSoon(.diskSpaceLimitReached)
-        }
+        var (outcome, _) = machine.withLock { $0.finished() }
+        do throws(ReelError) { try sink.writer.finishSynchronously() } catch { outcome = outcome ?? error }
+        sink.handlers.didFinish(sink.url, outcome)
     }
 
     /// Finishes off the capture queue, so that the frame being delivered is not held up.
-    private func stopSoon(_ reason: StopReason) {
-        let first = lock.withLock { () -> Bool in
-            defer { stopping = true }
-            return !stopping && writer != nil
+    private func finishSoon(_ order: RecordingStateMachine<Sink>.FinishOrder) {
+        DispatchQueue.global().async { [self] in finish(order) }
+    }
+
+    private func carryOut(_ after: RecordingStateMachine<Sink>.AfterWrite, for sink: Sink) {
+        switch after {
+        case .nothing: break
+        case .wakeFinisher: sink.drained.signal()
+        case .finish(let order): finishSoon(order)
         }
-        if first { DispatchQueue.global().async { [self] in finish(reason) } }
+    }
+
+    override func deliver(_ sample: SampleBuffer) {
+        if sample.mediaType == .video { deliverPicture(sample) } else { deliverSound(sample) }
+    }
+
+    private func deliverPicture(_ sample: SampleBuffer) {
+        let action = machine.withLock { machine in
+            let action = machine.video(sample)
+            // The writer's session starts before any sound can be appended: the sound's
+            // thread sees the first picture only once this lock is let go.
+            if case .write(let sink, _, let startAt?, let limitEnd, _, _) = action {
+                sink.writer.startSession(atSourceTime: startAt)
+                if let limitEnd { sink.writer.endSession(atSourceTime: limitEnd) }
+            }
+            return action
+        }
+        switch action {
+        case .drop:
+            return
+        case .finish(let order):
+            finishSoon(order)
+        case .write(let sink, let pictures, let startAt, _, let frames, let order):
+            if startAt != nil {
+                if let didStart = sink.handlers.didStart {
+                    let url = sink.url
+                    DispatchQueue.global().async { didStart(url) }
+                }
+            }
+            var failure: ReelError?
+            do throws(ReelError) {
+                // The pictures that waited for the encoder first, then this one.
+                for picture in pictures { try sink.video.append(picture) }
+            } catch {
+                failure = error
+            }
+            carryOut(machine.withLock { $0.videoWritten(error: failure) }, for: sink)
+            if let order { finishSoon(order) } else if failure == nil { checkLimits(sink, frames: frames) }
+        }
+    }
+
+    private func deliverSound(_ sample: SampleBuffer) {
+        guard case .write(let sink, let samples) = machine.withLock({ $0.audio(sample) }) else { return }
+        var failure: ReelError?
+        var end = MediaTime.invalid
+        do throws(ReelError) {
+            for run in samples {
+                try sink.audio?.append(run)
+                end = run.timeRange.end
+            }
+        } catch {
+            failure = error
+        }
+        carryOut(machine.withLock { $0.audioWritten(end: end, error: failure) }, for: sink)
+    }
+
+    /// Ends the recording at the size or free-space limit (the duration limit is the state's).
+    private func checkLimits(_ sink: Sink, frames: Int) {
+        // The file grows a fragment at a time: checking twice a second is plenty.
+        guard frames % 15 == 0 else { return }
+        let limits = settings.withLock { $0 }
+        var reason: StopReason?
+        if limits.maxRecordedFileSize > 0, recordedFileSize >= limits.maxRecordedFileSize {
+            reason = .maximumFileSizeReached
+        } else if limits.minFreeDiskSpaceLimit > 0, let path = sink.writer.inProgressURL?.deletingLastPathComponent().path,
+                  let free = (try? FileManager.default.attributesOfFileSystem(forPath: path))?[.systemFreeSize] as? NSNumber,
+                  free.int64Value < limits.minFreeDiskSpaceLimit {
+            reason = .diskSpaceLimitReached
+        }
+        if let reason, let order = machine.withLock({ $0.stop(reason) }) { finishSoon(order) }
     }
 
     override func sessionDidStop() {
-        if isRecording { stopRecording() }
+        // The session has delivered its last sound: nothing more is waited for.
+        if let order = machine.withLock({ $0.stop(.requested) }) { finish(order, soundMayCome: false) }
         // The session's clock starts again at zero when it runs again: old sound would
         // land in the next recording.
-        lock.withLock { earlyAudio = [] }
+        machine.withLock { $0.forgetEarlyAudio() }
     }
 
     override func sessionWasInterrupted(_ error: ReelError) {
-        guard isRecording else { return }
         var stopped = error
         stopped.message = "recording stopped: \(error.message)"
-        finish(.interrupted, error: stopped)
+        if let order = machine.withLock({ $0.stop(.interrupted, error: stopped) }) { finish(order, soundMayCome: false) }
     }
 }

@@ -66,9 +66,11 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
 
     public var isRecording: Bool { lock.withLock { recording != nil } }
 
-    /// Starts a new file; the session starts at the next frame's time.
+    /// Starts a new file; the session starts at the next frame's time. The file type is the
+    /// one `url`'s extension names unless given.
     /// - Throws: ``ReelError`` when recording already or the file cannot be created.
-    public func startRecording(to url: URL, fileType: FileType = .mp4) throws(ReelError) {
+    public func startRecording(to url: URL, fileType: FileType? = nil) throws(ReelError) {
+        let fileType = fileType ?? FileType(pathExtension: url.pathExtension) ?? .mp4
         guard !isRecording else { throw ReelError(.invalidState, "a recording is under way", subject: url.path) }
         let writer = try AssetWriter(outputURL: url, fileType: fileType)
         let videoInput = AssetWriterInput(mediaType: .video, outputSettings: video.recommendedVideoSettingsForAssetWriter(writingTo: fileType))

@@ -30,7 +30,4 @@ extension CaptureSession {
         case videoDeviceNotAvailable, audioDeviceNotAvailable
     }
 
-    func post(_ name: Notification.Name, object: AnyObject? = nil, userInfo: [String: any Sendable]? = nil) {
-        NotificationCenter.default.post(name: name, object: object ?? self, userInfo: userInfo)
-    }
 }

@@ -3,6 +3,7 @@ import Foundation
 import ReelAV
 public import ReelCore
 public import ReelFilters
+import Synchronization
 
 /// Live capture: devices in, outputs out, a preset for the size, and a filter applied
 /// once to each frame so that every output gets the same filtered picture. `AVCaptureSession`.
@@ -15,7 +16,7 @@ public import ReelFilters
 public final class CaptureSession: @unchecked Sendable {
     /// Inputs, outputs and preset: what ``beginConfiguration()`` stages and
     /// ``commitConfiguration()`` swaps in at once.
-    struct Configuration {
+    struct Configuration: Sendable {
         var preset: Preset = .high
         var inputs: [CaptureDeviceInput] = []
         var outputs: [CaptureOutput] = []
@@ -38,50 +39,49 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// A photo output's request for the next frame.
-    struct StillRequest {
+    struct StillRequest: Sendable {
         let flash: Bool
         let handler: @Sendable (SampleBuffer) -> Void
     }
 
-    private let lock = NSLock()
-    private var committed = Configuration()
-    private var staged: Configuration?
-    private var configurationDepth = 0
-    private var _running = false
-    private var _videoFilter: FilterChain?
-    private var _interrupted = false
-    private var stillRequests: [StillRequest] = []
-    private var _droppedFrames = 0
-    private var _deliveredFrames = 0
-    private var pipelineNanoseconds: UInt64 = 0
-
-    private var videoTimer: (any DispatchSourceTimer)?
-    private var audioTimer: (any DispatchSourceTimer)?
+    /// Configuration, running state (with the run's timers), counters and photo requests:
+    /// one state, one lock.
+    private let state = Mutex(CaptureSessionStateMachine())
     private let videoQueue = DispatchQueue(label: "reel.capture.video", qos: .userInteractive)
     private let audioQueue = DispatchQueue(label: "reel.capture.audio", qos: .userInteractive)
-    // Owned by the video queue.
+    /// Notifications are posted from here, never from the frame queues: an observer may
+    /// reconfigure or stop the session, which waits on those queues.
+    private let notifications = DispatchQueue(label: "reel.capture.notifications")
+    /// Marks the session's queues, so that a call made on one of them does not wait on it.
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    // Owned by the video queue (asserted).
+    private var videoGeneration = 0
     private var clock = FrameClock(rate: 30)
     private var nextFrame: Int64 = 0
     private var pool: PixelBufferPool?
     private var monitor = SubjectAreaMonitor()
     private var lastCamera: CaptureDevice?
-    // Owned by the audio queue.
+    // Owned by the audio queue (asserted).
+    private var audioGeneration = 0
     private var audioStart: UInt64 = 0
     private var nextSample: Int64 = 0
     /// Whether a live microphone's first sound has been placed on the session clock.
     private var liveAudioPlaced = false
 
-    public init() {}
+    public init() {
+        videoQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+        audioQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+        notifications.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+    }
+
+    /// Whether the caller is on this session's video, audio or notification queue.
+    private var isOnFrameQueue: Bool { DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) }
 
     // MARK: - Configuration
 
-    private func read<T>(_ body: (Configuration) -> T) -> T { lock.withLock { body(staged ?? committed) } }
+    private func read<T>(_ body: (Configuration) -> T) -> T { state.withLock { body($0.current) } }
 
-    private func change(_ body: (inout Configuration) -> Void) {
-        lock.withLock {
-            if staged != nil { body(&staged!) } else { body(&committed) }
-        }
-    }
+    private func change(_ body: @Sendable (inout Configuration) -> Void) { state.withLock { $0.change(body) } }
 
     /// `sessionPreset`. Setting one the camera cannot do is ignored; check ``canSetSessionPreset(_:)``.
     public var sessionPreset: Preset {
@@ -98,24 +98,24 @@ public final class CaptureSession: @unchecked Sendable {
 
     public var inputs: [CaptureDeviceInput] { read(\.inputs) }
     public var outputs: [CaptureOutput] { read(\.outputs) }
-    public var isRunning: Bool { lock.withLock { _running } }
+    public var isRunning: Bool { state.withLock { $0.isRunning } }
     /// Whether a device has gone away and frames have stopped. `isInterrupted`.
-    public var isInterrupted: Bool { lock.withLock { _interrupted } }
+    public var isInterrupted: Bool { state.withLock { $0.isInterrupted } }
 
     /// Applied once to every frame before any output sees it (the seed's live filter).
     public var videoFilter: FilterChain? {
-        get { lock.withLock { _videoFilter } }
-        set { lock.withLock { _videoFilter = newValue } }
+        get { state.withLock { $0.videoFilter } }
+        set { state.withLock { $0.videoFilter = newValue } }
     }
 
     /// Frames the session rendered late and skipped.
-    public var droppedFrames: Int { lock.withLock { _droppedFrames } }
+    public var droppedFrames: Int { state.withLock { $0.droppedFrames } }
     /// Frames delivered since `startRunning()`.
-    public var deliveredFrames: Int { lock.withLock { _deliveredFrames } }
+    public var deliveredFrames: Int { state.withLock { $0.deliveredFrames } }
     /// The mean time from starting a frame to having handed it to every output: the
     /// camera's picture, the filter and the outputs' share (encoding runs on its own queue).
     public var averageFrameTime: Double {
-        lock.withLock { _deliveredFrames > 0 ? Double(pipelineNanoseconds) / 1e9 / Double(_deliveredFrames) : 0 }
+        state.withLock { $0.deliveredFrames > 0 ? Double($0.pipelineNanoseconds) / 1e9 / Double($0.deliveredFrames) : 0 }
     }
 
     /// One input per medium (a file camera gives both). `canAddInput(_:)`.
@@ -172,36 +172,28 @@ public final class CaptureSession: @unchecked Sendable {
     /// Starts staging changes; they take effect together at ``commitConfiguration()``.
     /// Calls nest. `beginConfiguration()`.
     public func beginConfiguration() {
-        lock.withLock {
-            if configurationDepth == 0 { staged = committed }
-            configurationDepth += 1
-        }
+        state.withLock { $0.beginConfiguration() }
     }
 
     /// Applies the staged changes at the next frame. A new file camera is opened first,
-    /// on the caller's thread, so that the switch costs the frames nothing. `commitConfiguration()`.
+    /// on the caller's thread, so that the switch costs the frames nothing. It never waits
+    /// on the frame queues, so it may be called from a notification's observer.
+    /// `commitConfiguration()`.
     public func commitConfiguration() {
-        let pending = lock.withLock { () -> Configuration? in
-            configurationDepth = max(0, configurationDepth - 1)
-            return configurationDepth == 0 ? staged : nil
-        }
-        guard let pending else { return }
+        guard let pending = state.withLock({ $0.commitConfiguration() }) else { return }
         if let camera = pending.camera, case .file = camera.source {
             // At the size frames are being made at, which a recording keeps through the switch.
-            let current = videoQueue.sync { pool.map { (width: $0.width, height: $0.height) } }
+            let current = state.withLock { $0.frameSizeInUse }
             let recording = pending.outputs.contains { ($0 as? MovieFileOutput)?.isRecording == true }
             let size = recording ? current ?? pending.frameSize : pending.frameSize
             FileCamera.shared(for: camera)?.prepare(width: size.width, height: size.height)
         }
-        let previous = lock.withLock { (committed.camera, committed.microphone, _running) }
+        let previous = state.withLock { ($0.committed.camera, $0.committed.microphone, $0.isRunning) }
         if previous.2 {
             if let camera = pending.camera, camera !== previous.0 { startLive(camera) }
             if let microphone = pending.microphone, microphone !== previous.1 { startLive(microphone) }
         }
-        lock.withLock {
-            committed = pending
-            staged = nil
-        }
+        state.withLock { $0.applyCommit(pending) }
     }
 
     /// The size frames are made at: the preset's, within the camera's formats.
@@ -214,46 +206,42 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Starts the devices; returns at once. `startRunning()`.
     public func startRunning() {
-        let configuration = lock.withLock { () -> Configuration? in
-            guard !_running else { return nil }
-            _running = true
-            _interrupted = false
-            _droppedFrames = 0
-            _deliveredFrames = 0
-            pipelineNanoseconds = 0
-            return committed
-        }
-        guard let configuration else { return }
+        guard case let (configuration, run)? = state.withLock({ $0.start(atNanoseconds: DispatchTime.now().uptimeNanoseconds) })
+        else { return }
         if let camera = configuration.camera { startLive(camera) }
         if let microphone = configuration.microphone, microphone !== configuration.camera { startLive(microphone) }
-        let now = DispatchTime.now().uptimeNanoseconds
+        var timers = run
         if let camera = configuration.camera {
-            let rate = camera.activeFrameRate
-            videoQueue.sync {
-                clock = FrameClock(rate: rate, startNanoseconds: now)
-                nextFrame = 0
-                monitor.reset()
-                lastCamera = nil
-            }
+            // The video queue starts its clock at the run's start when it sees the new generation.
             let timer = DispatchSource.makeTimerSource(queue: videoQueue)
-            timer.schedule(deadline: .now(), repeating: .nanoseconds(Int(1e9 / rate / 2)), leeway: .milliseconds(1))
+            timer.schedule(deadline: .now(), repeating: Self.tickInterval(rate: camera.activeFrameRate), leeway: .milliseconds(1))
             timer.setEventHandler { [weak self] in self?.videoTick() }
-            timer.resume()
-            videoTimer = timer
+            timers.video = timer
         }
         if configuration.microphone != nil {
-            audioQueue.sync {
-                audioStart = now
-                nextSample = 0
-                liveAudioPlaced = false
-            }
             let timer = DispatchSource.makeTimerSource(queue: audioQueue)
             timer.schedule(deadline: .now(), repeating: .milliseconds(10), leeway: .milliseconds(2))
             timer.setEventHandler { [weak self] in self?.audioTick() }
-            timer.resume()
-            audioTimer = timer
+            timers.audio = timer
         }
+        let started = timers
+        let accepted = state.withLock { $0.started(started) }
+        let sources = [started.video, started.audio].compactMap { $0 }
+        guard accepted else {
+            // Stopped meanwhile: a source is resumed before it is cancelled and released.
+            for timer in sources {
+                timer.resume()
+                timer.cancel()
+            }
+            return
+        }
+        for timer in sources { timer.resume() }
         post(Self.didStartRunningNotification)
+    }
+
+    /// Half a frame: the video timer looks twice a frame for the next one due.
+    private static func tickInterval(rate: Double) -> DispatchTimeInterval {
+        .nanoseconds(Int(min(1e9, max(1e5, 1e9 / max(rate, 1) / 2))))
     }
 
     /// Starts a live device's reader (a microphone, a screen or a V4L2 camera); nothing for the others.
@@ -262,51 +250,60 @@ public final class CaptureSession: @unchecked Sendable {
         LiveDevice.shared(for: device)?.start(opening)
     }
 
-    /// Stops the devices and waits for the last frame to be delivered. `stopRunning()`.
+    /// Stops the devices and waits for the last frame to be delivered (unless called from
+    /// a frame being delivered). `stopRunning()`.
     public func stopRunning() {
-        let wasRunning = lock.withLock { () -> Bool in
-            defer { _running = false }
-            return _running
+        guard let timers = state.withLock({ $0.stop() }) else { return }
+        for timer in timers { timer.cancel() }
+        let waits = !isOnFrameQueue
+        if waits {
+            videoQueue.sync {}
+            audioQueue.sync {}
         }
-        guard wasRunning else { return }
-        videoTimer?.cancel()
-        audioTimer?.cancel()
-        videoQueue.sync {}
-        audioQueue.sync {}
-        videoTimer = nil
-        audioTimer = nil
-        let devices = lock.withLock { [committed.camera, committed.microphone] }
+        let devices = state.withLock { [$0.committed.camera, $0.committed.microphone] }
         for device in devices.compactMap({ $0 }) { LiveDevice.shared(for: device)?.stop() }
         for output in outputs { output.sessionDidStop() }
         post(Self.didStopRunningNotification)
+        // What the run posted has reached its observers when this returns.
+        if waits { notifications.sync {} }
     }
 
     /// Hands the next frame to `handler` as well as to the outputs, lit by the flash if
     /// `flash` (the photo output's way in).
     func requestStill(flash: Bool, _ handler: @escaping @Sendable (SampleBuffer) -> Void) throws(ReelError) {
-        try lock.locked { () throws(ReelError) -> Void in
-            guard _running, committed.camera != nil else {
+        try state.withLock { (state) throws(ReelError) -> Void in
+            guard state.isRunning, state.committed.camera != nil else {
                 throw ReelError(.invalidState, "start the session, with a camera, before taking a photo")
             }
-            stillRequests.append(StillRequest(flash: flash, handler: handler))
+            state.stillRequests.append(StillRequest(flash: flash, handler: handler))
         }
     }
 
     // MARK: - Frames
 
     private func videoTick() {
-        let (configuration, filter) = lock.withLock { (committed, _videoFilter) }
-        guard let camera = configuration.camera else { return }
+        dispatchPrecondition(condition: .onQueue(videoQueue))
+        let (configuration, filter, run) = state.withLock { ($0.committed, $0.videoFilter, $0.run) }
+        guard let run, let camera = configuration.camera else { return }
         let rate = camera.activeFrameRate
+        if run.generation != videoGeneration {
+            // A new run: its clock starts at zero.
+            videoGeneration = run.generation
+            clock = FrameClock(rate: rate, startNanoseconds: run.startNanoseconds)
+            nextFrame = 0
+            monitor.reset()
+            lastCamera = nil
+        }
         let now = DispatchTime.now().uptimeNanoseconds
         if rate != clock.rate {
             clock = clock.rebased(at: nextFrame, rate: rate)
-            videoTimer?.schedule(deadline: .now(), repeating: .nanoseconds(Int(1e9 / rate / 2)), leeway: .milliseconds(1))
+            run.video?.schedule(deadline: .now(), repeating: Self.tickInterval(rate: rate), leeway: .milliseconds(1))
         }
         let due = clock.frameIndex(atNanoseconds: now)
         // Behind by more than a few frames: skip ahead (a camera drops what it cannot deliver).
         if due - nextFrame > 8 {
-            lock.withLock { _droppedFrames += Int(due - nextFrame - 1) }
+            let skipped = Int(due - nextFrame - 1)
+            state.withLock { $0.countDropped(skipped) }
             nextFrame = due - 1
         }
         while nextFrame <= due {
@@ -316,6 +313,7 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     private func deliverFrame(_ index: Int64, camera: CaptureDevice, configuration: Configuration, filter: FilterChain?) {
+        dispatchPrecondition(condition: .onQueue(videoQueue))
         var (width, height) = configuration.frameSize
         // A recording keeps its size through a camera switch: the new camera's picture is
         // made at the size the file has.
@@ -325,6 +323,8 @@ public final class CaptureSession: @unchecked Sendable {
         }
         if pool?.width != width || pool?.height != height {
             pool = try? PixelBufferPool(width: width, height: height, pixelFormat: .yuv420p, maximumFreeBuffers: 24)
+            let size = pool.map { (width: $0.width, height: $0.height) }
+            state.withLock { $0.frameSizeInUse = size }
         }
         guard let pool else { return }
         let began = DispatchTime.now().uptimeNanoseconds
@@ -332,10 +332,7 @@ public final class CaptureSession: @unchecked Sendable {
             lastCamera = camera
             monitor.reset()
         }
-        let stills = lock.withLock { () -> [StillRequest] in
-            defer { stillRequests = [] }
-            return stillRequests
-        }
+        let stills = state.withLock { $0.takeStillRequests() }
         guard let source = camera.frameSource else {
             return camera.hasMediaType(.video) ? interrupt(camera, reason: .videoDeviceNotAvailable) : ()
         }
@@ -345,7 +342,7 @@ public final class CaptureSession: @unchecked Sendable {
         case .drawn: break
         case .notYet:
             // A photo asked for waits for the first picture.
-            return lock.withLock { stillRequests = stills + stillRequests }
+            return state.withLock { $0.stillRequests = stills + $0.stillRequests }
         case .lost(let error): return interrupt(camera, reason: .videoDeviceNotAvailable, error: error)
         }
         var shown = picture
@@ -361,35 +358,29 @@ public final class CaptureSession: @unchecked Sendable {
         for output in configuration.outputs { output.deliver(sample) }
         for still in stills { still.handler(sample) }
         let spent = DispatchTime.now().uptimeNanoseconds &- began
-        lock.withLock {
-            _deliveredFrames += 1
-            pipelineNanoseconds += spent
-        }
+        state.withLock { $0.countDelivered(nanoseconds: spent) }
     }
 
     /// A device went away: frames stop, outputs finish what they were doing, and the app hears of it.
     private func interrupt(_ device: CaptureDevice, reason: InterruptionReason, error: ReelError? = nil) {
-        let first = lock.withLock { () -> Bool in
-            defer { _interrupted = true }
-            return !_interrupted
-        }
-        guard first else { return }
-        let timers = [videoTimer, audioTimer].compactMap { $0 }
-        for timer in timers { timer.suspend() }
+        guard let timers = state.withLock({ $0.interrupt() }) else { return }
+        for timer in timers { timer.cancel() }
         let failure = error ?? ReelError(.io, "the device went away", subject: device.uniqueID)
         for output in outputs { output.sessionWasInterrupted(failure) }
         post(Self.wasInterruptedNotification, userInfo: [Self.interruptionReasonKey: reason.rawValue, Self.errorKey: failure])
-        // A suspended source must be resumed before it is cancelled and released.
-        for timer in timers {
-            timer.resume()
-            timer.cancel()
-        }
     }
 
     private func audioTick() {
-        let microphone = lock.withLock { committed.microphone }
-        guard let microphone else { return }
-        if let live = LiveDevice.shared(for: microphone) { return liveAudioTick(microphone, live) }
+        dispatchPrecondition(condition: .onQueue(audioQueue))
+        let (microphone, outputs, run) = state.withLock { ($0.committed.microphone, $0.committed.outputs, $0.run) }
+        guard let run, let microphone else { return }
+        if run.generation != audioGeneration {
+            audioGeneration = run.generation
+            audioStart = run.startNanoseconds
+            nextSample = 0
+            liveAudioPlaced = false
+        }
+        if let live = LiveDevice.shared(for: microphone) { return liveAudioTick(microphone, live, outputs: outputs) }
         let rate = Int64(VirtualMicrophone.sampleRate)
         let due = Int64(Double(DispatchTime.now().uptimeNanoseconds &- audioStart) / 1e9 * Double(rate))
         while nextSample + 1024 <= due {
@@ -399,20 +390,14 @@ public final class CaptureSession: @unchecked Sendable {
             } else {
                 samples = VirtualMicrophone.samples(start: nextSample, count: 1024)
             }
-            if let buffer = try? AudioBuffer.float(channels: [samples], sampleRate: Int(rate)) {
-                let sample = SampleBuffer(audioBuffer: buffer, presentationTime: MediaTime(value: nextSample, timescale: Int32(rate)))
-                for output in outputs where lock.withLock({ committed.outputs.contains { $0 === output } }) {
-                    output.deliver(sample)
-                }
-            }
-            nextSample += 1024
+            deliverSound(samples, sampleRate: rate, to: outputs)
         }
     }
 
     /// Hands on a live microphone's sound in 1024-sample buffers. The first sound is placed
     /// on the session clock where it was heard (now, less what has piled up); the rest
     /// follows on without gaps, as the device's own clock runs.
-    private func liveAudioTick(_ microphone: CaptureDevice, _ live: LiveDevice) {
+    private func liveAudioTick(_ microphone: CaptureDevice, _ live: LiveDevice, outputs: [CaptureOutput]) {
         if let failure = live.failure { return interrupt(microphone, reason: .audioDeviceNotAvailable, error: failure) }
         let rate = Int64(LiveInput.sampleRate)
         if !liveAudioPlaced {
@@ -422,14 +407,23 @@ public final class CaptureSession: @unchecked Sendable {
             nextSample = max(0, heard - waiting)
             liveAudioPlaced = true
         }
-        while let samples = live.takeSamples(1024) {
-            if let buffer = try? AudioBuffer.float(channels: [samples], sampleRate: Int(rate)) {
-                let sample = SampleBuffer(audioBuffer: buffer, presentationTime: MediaTime(value: nextSample, timescale: Int32(rate)))
-                for output in outputs where lock.withLock({ committed.outputs.contains { $0 === output } }) {
-                    output.deliver(sample)
-                }
-            }
-            nextSample += 1024
+        while let samples = live.takeSamples(1024) { deliverSound(samples, sampleRate: rate, to: outputs) }
+    }
+
+    /// One run of sound at the session clock's next sample, to every output.
+    private func deliverSound(_ samples: [Float], sampleRate rate: Int64, to outputs: [CaptureOutput]) {
+        dispatchPrecondition(condition: .onQueue(audioQueue))
+        if let buffer = try? AudioBuffer.float(channels: [samples], sampleRate: Int(rate)) {
+            let sample = SampleBuffer(audioBuffer: buffer, presentationTime: MediaTime(value: nextSample, timescale: Int32(rate)))
+            for output in outputs { output.deliver(sample) }
+        }
+        nextSample += Int64(samples.count)
+    }
+
+    /// Posts on the session's notification queue, in order, never on a frame queue.
+    func post(_ name: Notification.Name, object: (any AnyObject & Sendable)? = nil, userInfo: [String: any Sendable]? = nil) {
+        notifications.async { [self] in
+            NotificationCenter.default.post(name: name, object: object ?? self, userInfo: userInfo)
         }
     }
 }

@@ -135,21 +135,14 @@ public final class ExportSession: @unchecked Sendable {
         return (video, matrix)
     }
 
-    /// Renders and writes the file. `export()`.
+    /// Renders and writes the file, on a thread of its own. Cancelling the task cancels the
+    /// export (``cancelExport()``). `export()`.
     /// - Throws: ``ReelError``: a missing output URL, an invalid video composition (the error
-    ///   names the instruction), a source that cannot be read, or a write failure.
+    ///   names the instruction), a source that cannot be read, a write failure, or `.cancelled`.
     public func export(progressHandler: (@Sendable (Double) -> Void)? = nil) async throws(ReelError) {
-        let result: Result<Void, ReelError> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { [self] in
-                do throws(ReelError) {
-                    try exportSynchronously(progressHandler: progressHandler)
-                    continuation.resume(returning: .success(()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
+        try await BlockingWork.run(onCancel: { [self] in cancelExport() }) { [self] () throws(ReelError) in
+            try exportSynchronously(progressHandler: progressHandler)
         }
-        try result.get()
     }
 
     /// Starts the export on a thread of its own and calls `handler` when it has completed,

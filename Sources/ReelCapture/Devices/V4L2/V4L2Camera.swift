@@ -1,6 +1,7 @@
 import CV4L2
 import Foundation
 import ReelCore
+import Synchronization
 
 /// A V4L2 camera node (`v4l2:/dev/videoN`): what VIDIOC_QUERYCAP, ENUM_FMT,
 /// ENUM_FRAMESIZES and ENUM_FRAMEINTERVALS say of it, and its controls, mapped onto
@@ -34,8 +35,7 @@ final class V4L2Camera: @unchecked Sendable {
     static let exposureManual: Int32 = 1, exposureAperturePriority: Int32 = 3
     static let ledNone: Int32 = 0, ledTorch: Int32 = 2
 
-    private static let registryLock = NSLock()
-    nonisolated(unsafe) private static var cameras: [String: V4L2Camera] = [:]
+    private static let cameras = Mutex<[String: V4L2Camera]>([:])
 
     let id: String
     let path: String
@@ -93,18 +93,18 @@ final class V4L2Camera: @unchecked Sendable {
 
     /// The camera for `path`, kept open for its controls while the process runs.
     static func shared(path: String) throws(ReelError) -> V4L2Camera {
-        if let camera = registryLock.withLock({ cameras[path] }) { return camera }
+        if let camera = cameras.withLock({ $0[path] }) { return camera }
         let camera = try V4L2Camera(path: path, driver: V4L2.driver)
-        registryLock.withLock { cameras[path] = camera }
+        cameras.withLock { $0[path] = camera }
         return camera
     }
 
     /// Forgets the open cameras (the tests swap drivers).
-    static func forgetAll() { registryLock.withLock { cameras = [:] } }
+    static func forgetAll() { cameras.withLock { $0 = [:] } }
 
     static func shared(for device: CaptureDevice) -> V4L2Camera? {
         guard case .v4l2(let path) = device.source else { return nil }
-        return registryLock.withLock { cameras[path] }
+        return cameras.withLock { $0[path] }
     }
 
     /// The controls that exist, as the configuration model asks for them.

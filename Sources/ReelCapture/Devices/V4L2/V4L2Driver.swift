@@ -1,6 +1,7 @@
 import CV4L2
 import Foundation
 import ReelCore
+import Synchronization
 
 /// The ioctl boundary of the V4L2 layer: the kernel here, a fake in the tests. Everything
 /// above it speaks Swift; the `v4l2_*` structs pass through it and no further.
@@ -83,13 +84,12 @@ enum V4L2Request: Sendable {
 /// The one way into the driver: retries EINTR and turns an errno into a ``ReelError``
 /// that says what happened to the camera and, where the user can, what to do.
 enum V4L2 {
-    private static let driverLock = NSLock()
-    nonisolated(unsafe) private static var _driver: any V4L2Driver = KernelV4L2()
+    private static let _driver = Mutex<any V4L2Driver>(KernelV4L2())
 
     /// The driver the V4L2 layer talks to (the tests put a fake here).
     static var driver: any V4L2Driver {
-        get { driverLock.withLock { _driver } }
-        set { driverLock.withLock { _driver = newValue } }
+        get { _driver.withLock { $0 } }
+        set { _driver.withLock { $0 = newValue } }
     }
 
     /// `ioctl(descriptor, request, &value)` until it is not interrupted.

@@ -1,0 +1,93 @@
+import Dispatch
+import Foundation
+@testable import ReelCapture
+import ReelCore
+import ReelTestSupport
+import Testing
+
+/// A session may be reconfigured, started and stopped from any thread, its own
+/// notifications' observers included.
+@Suite struct SessionReentrancyTests {
+    /// An observer that switches cameras when the subject area changes. The notification was
+    /// posted from the video queue, on which `commitConfiguration()` then waited: a deadlock
+    /// (or libdispatch's crash for a sync onto the current queue).
+    @Test func anObserverMayReconfigureTheSession() throws {
+        let directory = try Paths.temporaryDirectory("reel-reentrancy")
+        let clip = directory.appendingPathComponent("other.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2", "-c:v", "libx264",
+                                  "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip.path])
+        let session = CaptureSession()
+        let camera = CaptureDevice.testCamera(width: 320)
+        camera.isSubjectAreaChangeMonitoringEnabled = true
+        let input = try CaptureDeviceInput(device: camera)
+        try session.addInput(input)
+        session.sessionPreset = .low
+        let other = try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "file:\(clip.path)"))
+        let switched = DispatchSemaphore(value: 0)
+        let observer = NotificationCenter.default.addObserver(forName: CaptureSession.subjectAreaDidChangeNotification,
+                                                              object: camera, queue: nil) { _ in
+            session.beginConfiguration()
+            session.removeInput(input)
+            try? session.addInput(other)
+            session.commitConfiguration()
+            switched.signal()
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        session.startRunning()
+        usleep(400_000)
+        camera.videoZoomFactor = 4
+        let outcome = switched.wait(timeout: .now() + 10)
+        #expect(outcome == .success, "the observer's commitConfiguration() never returned")
+        // A deadlocked session's queue never frees: stopping it would hang the suite.
+        guard outcome == .success else { return }
+        #expect(session.inputs.map(\.device.uniqueID) == ["file:\(clip.path)"])
+        let delivered = session.deliveredFrames
+        usleep(300_000)
+        #expect(session.deliveredFrames > delivered, "frames keep coming from the new camera")
+        session.stopRunning()
+        #expect(!session.isRunning)
+    }
+
+    /// An observer of `didStartRunningNotification` that stops the session at once: the
+    /// stop waits on the frame queues, which must not be where the notification comes from.
+    @Test func anObserverMayStopTheSession() throws {
+        let session = CaptureSession()
+        try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        session.sessionPreset = .low
+        let stopped = DispatchSemaphore(value: 0)
+        let observer = NotificationCenter.default.addObserver(forName: CaptureSession.didStartRunningNotification,
+                                                              object: session, queue: nil) { _ in
+            session.stopRunning()
+            stopped.signal()
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        session.startRunning()
+        #expect(stopped.wait(timeout: .now() + 10) == .success)
+        #expect(!session.isRunning)
+    }
+
+    /// Starts, stops, frame-rate changes and reads from many threads at once (the thread
+    /// sanitizer's subject: the timers were written on the caller's thread and read on the
+    /// video queue without a lock).
+    @Test func startStopAndRateChangesFromManyThreads() throws {
+        let session = CaptureSession()
+        let camera = CaptureDevice.testCamera(width: 320)
+        try session.addInput(try CaptureDeviceInput(device: camera))
+        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
+        session.sessionPreset = .low
+        DispatchQueue.concurrentPerform(iterations: 24) { index in
+            switch index % 4 {
+            case 0: session.startRunning()
+            case 1: try? camera.setFrameRate(index % 8 == 1 ? 60 : 30)
+            case 2: _ = (session.isRunning, session.deliveredFrames, session.droppedFrames, session.averageFrameTime)
+            default: session.stopRunning()
+            }
+            usleep(20_000)
+        }
+        session.startRunning()
+        usleep(200_000)
+        #expect(session.isRunning)
+        session.stopRunning()
+        #expect(!session.isRunning)
+    }
+}
