@@ -41,6 +41,9 @@ public final class AssetWriter: @unchecked Sendable {
     /// Creation date, title and location to write. `metadata`.
     public var metadata = AssetMetadata()
     public private(set) var inputs: [AssetWriterInput] = []
+    /// What the file should hold, checked from its timestamps before it is put in place
+    /// (``ExportCheck``); set by exports before ``startWriting()``. Nil checks nothing.
+    package var exportCheck: ExportCheck?
 
     private let lock = NSLockBox()
     private var _status: Status = .unknown
@@ -315,6 +318,7 @@ public final class AssetWriter: @unchecked Sendable {
             }
             if let error { throw error }
             try muxer.withLock { (muxer) throws(ReelError) in try muxer.finish() }
+            try exportCheck?.verify(temporary, as: outputURL)
             try Self.moveIntoPlace(temporary, destination: outputURL)
             InProgressFiles.remove(temporary)
             lock.withLock {

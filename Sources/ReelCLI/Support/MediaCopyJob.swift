@@ -89,6 +89,9 @@ final class MediaCopyJob {
                                           preset: options.preset, expectedFrameRate: frameRate))
         videoInput.transform = videoTrack.preferredTransform
         try writer.add(videoInput)
+        // Each stream where the source has it (pictures before zero are left out).
+        func kept(_ range: MediaTimeRange) -> MediaTimeRange { MediaTimeRange(start: max(range.start, .zero), end: range.end) }
+        writer.exportCheck = ExportCheck(video: kept(videoTrack.timeRange), audio: audioTrack.map { kept($0.timeRange) })
         video = (videoOutput, videoInput)
 
         if let audioOutput {
