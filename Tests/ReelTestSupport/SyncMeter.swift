@@ -126,7 +126,10 @@ public enum SyncMeter {
                 end = max(end, start + Double(values.count) / rate)
             }
             result.audioStart = first ?? 0
-            result.audioEnd = end
+            // The decoder gives whole AAC frames; a player stops where the container's edit
+            // list ends the track, up to a frame sooner.
+            let presented = track.timeRange.end
+            result.audioEnd = presented.isNumeric && presented.seconds > result.audioStart ? min(end, presented.seconds) : end
         }
         return result
     }
