@@ -38,8 +38,13 @@ test: deps
 demo: deps build
 	@scripts/demo.sh $(RELEASE_BIN) $(CLIPS)
 
+# The sync table (scripts/sync-bench.sh) needs the suite's judge, and the whole sync suite runs here.
 bench: deps build
+	$(SWIFT) build -c release --product reel-sync-meter
 	@scripts/bench.sh $(RELEASE_BIN) $(CLIPS)
+	@scripts/sync-bench.sh $(RELEASE_BIN) .build/release/reel-sync-meter
+	$(SWIFT) build --build-tests
+	REEL_SYNC_FULL=1 $(SWIFT) test --skip-build --filter SyncSuiteTests
 
 # libFuzzer over the spec parser, the .cube parser and asset loading; FUZZ_SECONDS each (60).
 fuzz: deps

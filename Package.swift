@@ -86,8 +86,11 @@ let package = Package(
                           path: "Examples/SeedPermissions", swiftSettings: strict),
 
         // Tests: helpers shared by the suites, then one suite per module.
-        .target(name: "ReelTestSupport", dependencies: ["ReelCore"], path: "Tests/ReelTestSupport",
+        .target(name: "ReelTestSupport", dependencies: ["ReelCore", "ReelAsset"], path: "Tests/ReelTestSupport",
                 swiftSettings: strict),
+        // The sync suite's clip maker and judge for `make bench` (the tests call the same code in-process).
+        .executableTarget(name: "reel-sync-meter", dependencies: ["ReelTestSupport"], path: "Tests/SyncMeter",
+                          swiftSettings: strict),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"], swiftSettings: strict),
         .testTarget(name: "ReelAVTests", dependencies: ["ReelAV", "CFFmpeg", "CFFmpegShims", "ReelTestSupport"],
                     swiftSettings: strict),

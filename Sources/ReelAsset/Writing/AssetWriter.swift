@@ -55,6 +55,12 @@ public final class AssetWriter: Sendable {
         set { _ = machine.withLock { $0.configure { $0.metadata = newValue } } }
     }
     public var inputs: [AssetWriterInput] { machine.withLock { $0.settings.inputs } }
+    /// What the file should hold, checked from its timestamps before it is put in place
+    /// (``ExportCheck``); set by exports before ``startWriting()``. Nil checks nothing.
+    package var exportCheck: ExportCheck? {
+        get { machine.withLock { $0.settings.exportCheck } }
+        set { _ = machine.withLock { $0.configure { $0.exportCheck = newValue } } }
+    }
 
     /// `status`.
     public var status: Status { machine.withLock { $0.status } }
@@ -339,6 +345,7 @@ public final class AssetWriter: Sendable {
             if files.isFragmented, outputFileType.isISOBaseMedia {
                 try completeFragmented(files, duration: end.isNumeric && start.isNumeric ? end - start : nil)
             } else {
+                try machine.withLock { $0.settings.exportCheck }?.verify(files.temporaryURL, as: outputURL)
                 try Self.moveIntoPlace(files.temporaryURL, destination: outputURL)
             }
             InProgressFiles.remove(files.temporaryURL)

@@ -14,6 +14,7 @@ struct AssetWriterStateMachine<Output> {
         var shouldOptimizeForNetworkUse = true
         var metadata = AssetMetadata()
         var inputs: [AssetWriterInput] = []
+        var exportCheck: ExportCheck?
 
         var isFragmented: Bool { movieFragmentInterval.isNumeric && movieFragmentInterval > .zero }
     }

@@ -36,6 +36,8 @@ final class MediaCopyJob {
     private let writer: AssetWriter
     private let video: (AssetReaderTrackOutput, AssetWriterInput)
     private let audio: (AssetReaderTrackOutput, AssetWriterInput)?
+    /// Where the appended pictures and sound lie, for the export check.
+    private var appended: (video: MediaTimeRange?, audio: MediaTimeRange?) = (nil, nil)
 
     /// The input's length in seconds, for progress.
     var duration: Double { max(asset.duration.seconds, 0.001) }
@@ -112,6 +114,9 @@ final class MediaCopyJob {
         do throws(ReelError) {
             let frames = try copySamples(progress: progress, change: change)
             guard frames > 0 else { throw ReelError(.invalidData, "has no video frames to copy", subject: asset.url.path) }
+            // The file is checked against what was handed to the writer: each stream from its
+            // first appended sample to the end of its last.
+            writer.exportCheck = ExportCheck(video: appended.video, audio: appended.audio)
         } catch {
             writer.cancelWriting()
             throw error
@@ -137,14 +142,26 @@ final class MediaCopyJob {
                 if sample.presentationTime >= .zero {
                     try video.1.append(try change(sample))
                     frames += 1
+                    appended.video = Self.extend(appended.video, with: sample)
                 }
                 progress.update(sample.presentationTime.seconds)
                 nextVideo = try video.0.copyNextSampleBuffer()
             } else if let sample = nextAudio, let audio {
                 try audio.1.append(sample)
+                appended.audio = Self.extend(appended.audio, with: sample)
                 nextAudio = try audio.0.copyNextSampleBuffer()
             }
         }
         return frames
+    }
+
+    /// `range` grown to take in `sample` (its time to its time plus duration).
+    private static func extend(_ range: MediaTimeRange?, with sample: SampleBuffer) -> MediaTimeRange? {
+        let start = sample.presentationTime
+        let duration = sample.duration.isNumeric && sample.duration > .zero ? sample.duration
+            : (sample.audioBuffer?.duration ?? .zero)
+        guard start.isNumeric else { return range }
+        guard let range else { return MediaTimeRange(start: start, duration: duration) }
+        return MediaTimeRange(start: min(range.start, start), end: max(range.end, start + duration))
     }
 }

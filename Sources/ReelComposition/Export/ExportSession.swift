@@ -215,6 +215,8 @@ public final class ExportSession: @unchecked Sendable {
         let lastSample = range.end.multiplied(byRatio: rateSamples, divisor: 1).convertScale(1).value
         var nextSample = firstSample
         var frameIndex: Int64 = 0
+        // The plan the written file is checked against: picture and sound over the whole range.
+        writer.exportCheck = ExportCheck(both: MediaTimeRange(start: .zero, duration: range.duration), hasAudio: audioInput != nil)
         do throws(ReelError) {
             while true {
                 if lock.withLock({ cancelled }) {
@@ -248,6 +250,8 @@ public final class ExportSession: @unchecked Sendable {
                    let size = try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int64,
                    size >= fileLengthLimit {
                     writer.endSession(atSourceTime: time + video.frameDuration - range.start)
+                    writer.exportCheck = ExportCheck(both: MediaTimeRange(start: .zero, end: time + video.frameDuration - range.start),
+                                                     hasAudio: audioInput != nil)
                     break
                 }
             }

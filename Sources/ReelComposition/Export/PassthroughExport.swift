@@ -125,6 +125,7 @@ enum PassthroughExport {
                 }
             }
             try muxer.finish()
+            try ExportPlans.passthrough(clips.map(\.segment), withAudio: audioOut != nil)?.verify(temporary, as: url)
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)

@@ -82,6 +82,8 @@ public enum SegmentMerge {
             }
             try lane?.finish()
             try muxer.finish()
+            // Picture and sound both over the joined pictures.
+            try ExportCheck(both: MediaTimeRange(start: .zero, duration: end), hasAudio: lane != nil).verify(temporary, as: url)
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)

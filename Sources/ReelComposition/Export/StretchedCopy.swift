@@ -57,6 +57,8 @@ public enum StretchedCopy {
             }
             try audio?.finish()
             try muxer.finish()
+            try ExportPlans.stretched(asset, stretch: Double(stretch.numerator) / Double(stretch.denominator))
+                .verify(temporary, as: url)
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)

@@ -1,0 +1,214 @@
+import Foundation
+import ReelComposition
+import ReelTestSupport
+import Testing
+
+/// The sync suite (issue 14): flash-and-click clips through every kind of edit, each output
+/// measured from its decoded frames and samples (``SyncMeter``) and judged by the issue's
+/// criteria: click-flash offsets within 20 ms (one output frame where the ideal time falls
+/// between frames), no event lost (except above 2x), the picture's length within one frame,
+/// the sound ending with the picture within one audio frame.
+///
+/// `make test` runs this subset; `make bench` runs all of it (60 clips, every speed) beside
+/// the ffmpeg CLI. Cases that fail today because of bugs being fixed elsewhere run inside
+/// `withKnownIssue` naming the bug; remove the wrapper with the fix.
+@Suite struct SyncSuiteTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-sync-suite")
+    }
+
+    /// The clip of `kind`, 3 s long, written once per test.
+    private func clip(_ kind: FlashClick, _ name: String = "source") throws -> URL {
+        let url = directory.appendingPathComponent("\(name).mp4")
+        if !FileManager.default.fileExists(atPath: url.path) { try kind.write(to: url) }
+        return url
+    }
+
+    /// Runs `reel` and measures its output against `events` and `duration`; records every
+    /// failed criterion as an issue and returns the verdict.
+    @discardableResult
+    private func judge(_ label: String, _ arguments: [String], output: URL, events: [Double], duration: Double,
+                       frameTolerant: Bool = false, lossAllowed: Bool = false) throws -> SyncVerdict? {
+        var result = try ProcessRunner.reel(arguments, timeout: 600)
+        if result.status != 0, result.standardError.contains("(export check)") {
+            // The export check refused the output: that is a failure, and the file it refused is
+            // measured too (written again without the check), so the numbers show why.
+            Issue.record("\(label): \(result.standardError)")
+            var environment = ProcessInfo.processInfo.environment
+            environment["REEL_EXPORT_CHECK"] = "off"
+            result = try ProcessRunner.run(Paths.reelBinary.path, arguments, timeout: 600, environment: environment)
+        }
+        guard result.status == 0 else {
+            Issue.record("\(label): reel \(arguments.first ?? "") failed: \(result.standardError)")
+            return nil
+        }
+        let verdict = SyncMeter.judge(try SyncMeter.measure(output), expected: events, duration: duration)
+        print("sync \(label): \(verdict)")
+        for failure in verdict.failures(frameTolerant: frameTolerant, lossAllowed: lossAllowed) {
+            Issue.record("\(label): \(failure)")
+        }
+        return verdict
+    }
+
+    /// Events of `count` clips merged with `transition` seconds of overlap.
+    private func merged(_ kind: FlashClick, count: Int, transition: Double) -> (events: [Double], duration: Double) {
+        let step = Double(kind.seconds) - transition
+        let events = (0..<count).flatMap { index in kind.events.map { Double(index) * step + $0 } }
+        return (events, Double(count) * step + transition)
+    }
+
+    // MARK: - merge
+
+    @Test(arguments: ["none", "dissolve", "push", "slide", "wipe", "fade", "zoom"])
+    func mergeWithEachTransition(_ transition: String) throws {
+        let kind = FlashClick()
+        let source = try clip(kind)
+        let overlap = transition == "none" ? 0 : 0.4
+        let out = directory.appendingPathComponent("merge-\(transition).mp4")
+        let expected = merged(kind, count: 3, transition: overlap)
+        try judge("merge 3 \(transition)", ["merge", source.path, source.path, source.path, "-o", out.path]
+                  + (transition == "none" ? [] : ["--transition", "\(transition):0.4"]),
+                  output: out, events: expected.events, duration: expected.duration)
+    }
+
+    static let sourceKinds: [FlashClick] = [
+        FlashClick(rate: (30000, 1001), sampleRate: 44100),
+        FlashClick(rate: (30, 1), sampleRate: 48000),
+        FlashClick(rate: (25, 1), sampleRate: 44100),
+        FlashClick(variableRate: true),
+        FlashClick(soundDelay: 0.6),
+    ]
+
+    @Test(arguments: sourceKinds)
+    func mergeOfEachKindOfSource(_ kind: FlashClick) throws {
+        let source = try clip(kind)
+        let out = directory.appendingPathComponent("merge-kind.mp4")
+        let expected = merged(kind, count: 3, transition: 0.4)
+        // A variable-rate source's frames are rendered at the merge's rate, and a 29.97 fps one at
+        // 30 fps (the merge's rate today): the flash lands on the next output frame.
+        let run = { () throws -> Void in
+            try judge("merge 3 \(kind)", ["merge", source.path, source.path, source.path, "-o", out.path, "--transition", "dissolve:0.4"],
+                      output: out, events: expected.events, duration: expected.duration,
+                      frameTolerant: kind.variableRate || kind.rateDenominator != 1)
+        }
+        if kind.rateDenominator != 1 {
+            // Known bug (issue 14, "last frame overruns", branch timestretch): rendered at 30 fps, the
+            // last picture runs 24 ms past the sound, and the export check refuses the file.
+            withKnownIssue("the last frame overruns the end at 29.97 fps (timestretch)", isIntermittent: true) { try run() }
+        } else {
+            try run()
+        }
+    }
+
+    /// Known bug (issue 14, "clip length from picture", branch timestretch): a clip whose
+    /// sound outlasts its picture lengthens a merge by the excess.
+    @Test func mergeOfClipsWhoseSoundOutlastsThePicture() throws {
+        let kind = FlashClick(soundExtra: 0.5)
+        let source = try clip(kind)
+        let out = directory.appendingPathComponent("merge-long-sound.mp4")
+        let expected = merged(kind, count: 3, transition: 0.4)
+        withKnownIssue("a clip's sound longer than its picture lengthens the merge (timestretch: clip length from picture)",
+                       isIntermittent: true) {
+            try judge("merge 3 \(kind)", ["merge", source.path, source.path, source.path, "-o", out.path, "--transition", "dissolve:0.4"],
+                      output: out, events: expected.events, duration: expected.duration)
+        }
+    }
+
+    @Test(arguments: SyncSuite.full ? [2, 10, 30, 60] : [2, 12])
+    func mergeOfManyClips(_ count: Int) throws {
+        let kind = FlashClick()
+        let source = try clip(kind)
+        let out = directory.appendingPathComponent("merge-\(count).mp4")
+        let expected = merged(kind, count: count, transition: 0.4)
+        try judge("merge \(count) dissolve", ["merge"] + Array(repeating: source.path, count: count)
+                  + ["-o", out.path, "--transition", "dissolve:0.4"],
+                  output: out, events: expected.events, duration: expected.duration)
+    }
+
+    /// Known bug (issue 14, "passthrough drift", branch passthrough): each join keeps AAC
+    /// padding and priming, +5–11 ms a join; the export check now refuses the drifted file.
+    @Test(arguments: SyncSuite.full ? [2, 5, 60] : [2, 5])
+    func passthroughMerge(_ count: Int) throws {
+        let kind = FlashClick()
+        let source = try clip(kind)
+        let out = directory.appendingPathComponent("copy-\(count).mp4")
+        let expected = merged(kind, count: count, transition: 0)
+        withKnownIssue("passthrough joins keep AAC priming and padding: the sound drifts late (passthrough)", isIntermittent: true) {
+            try judge("passthrough \(count)", ["merge"] + Array(repeating: source.path, count: count)
+                      + ["-o", out.path, "--preset", "passthrough"],
+                      output: out, events: expected.events, duration: expected.duration)
+        }
+    }
+
+    // MARK: - speed and compose
+
+    /// Rates with a known bug today (issue 14, branch timestretch): pitch-kept slow-downs move
+    /// sound early and lose its end, 1/16 comes out short, speed-ups overrun the last frame or
+    /// put sound early, and 5x loses clicks.
+    static func knownSpeedBug(_ rate: Double) -> String? {
+        switch rate {
+        case ..<1: "pitch-kept slow-down moves the sound early and loses its end (timestretch)"
+        case 1: nil
+        default: "speed-ups put sound early, overrun the last frame and lose clicks above 2x (timestretch)"
+        }
+    }
+
+    static let rates: [Double] = SyncSuite.full ? [1.0 / 16, 0.25, 0.5, 2, 3, 5, 16] : [0.5, 2]
+
+    @Test(arguments: rates)
+    func speed(_ rate: Double) throws {
+        let kind = FlashClick(seconds: rate < 0.2 ? 2 : 4)
+        let source = try clip(kind)
+        let out = directory.appendingPathComponent("speed.mp4")
+        let run = { () throws -> Void in
+            try judge(String(format: "speed %.4g", rate), ["speed", source.path, "--rate", "\(rate)", "-o", out.path],
+                      output: out, events: kind.events.map { $0 / rate }, duration: Double(kind.seconds) / rate,
+                      frameTolerant: true, lossAllowed: rate > 2)
+        }
+        if let bug = Self.knownSpeedBug(rate) { withKnownIssue(Comment(rawValue: bug), isIntermittent: true) { try run() } }
+        else { try run() }
+    }
+
+    /// Two clips with unaligned ranges (0.33–3.71 s, 1.07–3.9 s of a 4 s clip), the first at `rate`.
+    @Test(arguments: rates)
+    func composeWithUnalignedRangesAndSpeed(_ rate: Double) throws {
+        let kind = FlashClick(seconds: 4)
+        let source = try clip(kind)
+        let spec = directory.appendingPathComponent("spec.json")
+        try Data("""
+            {"clips": [{"file": "source.mp4", "range": {"start": 0.33, "end": 3.71}, "speed": \(rate)},
+                       {"file": "source.mp4", "range": {"start": 1.07, "end": 3.9}}]}
+            """.utf8).write(to: spec)
+        let first = kind.events.filter { $0 >= 0.33 && $0 < 3.71 }.map { ($0 - 0.33) / rate }
+        let firstLength = (3.71 - 0.33) / rate
+        let second = kind.events.filter { $0 >= 1.07 && $0 < 3.9 }.map { firstLength + $0 - 1.07 }
+        let out = directory.appendingPathComponent("compose.mp4")
+        let run = { () throws -> Void in
+            try judge(String(format: "compose range+speed %.4g", rate), ["compose", spec.path, "-o", out.path],
+                      output: out, events: first + second, duration: firstLength + 3.9 - 1.07,
+                      frameTolerant: true, lossAllowed: rate > 2)
+        }
+        if let bug = Self.knownSpeedBug(rate) { withKnownIssue(Comment(rawValue: bug), isIntermittent: true) { try run() } }
+        else { try run() }
+    }
+
+    // MARK: - segment merge
+
+    @Test func segmentMerge() throws {
+        let kind = FlashClick()
+        let sources = try (0..<3).map { try clip(kind, "segment\($0)") }
+        let out = directory.appendingPathComponent("segments.mp4")
+        try SegmentMerge.write(sources, to: out)
+        let expected = merged(kind, count: 3, transition: 0)
+        let verdict = SyncMeter.judge(try SyncMeter.measure(out), expected: expected.events, duration: expected.duration)
+        print("sync segment merge 3: \(verdict)")
+        #expect(verdict.failures().isEmpty, "\(verdict.failures())")
+    }
+}
+
+/// Whether the whole suite runs (`REEL_SYNC_FULL=1`, as `make bench` sets) or the subset for `make test`.
+enum SyncSuite {
+    static let full = ProcessInfo.processInfo.environment["REEL_SYNC_FULL"] != nil
+}

@@ -1,0 +1,172 @@
+public import Foundation
+import ReelAsset
+import ReelCore
+
+/// What the sync suite measures in an output, from its decoded frames and samples: when
+/// each flash shows and each click sounds, and where the picture and the sound start and end.
+public struct SyncMeasurement: Sendable {
+    /// Presentation times of the frames brighter than mid-grey (a flash), the first of each run.
+    public var flashes: [Double] = []
+    /// Onsets of the clicks: the first sample above 0.3 after a quiet spell.
+    public var clicks: [Double] = []
+    public var videoStart = 0.0
+    /// The last frame's time plus its duration.
+    public var videoEnd = 0.0
+    public var audioStart = 0.0
+    public var audioEnd = 0.0
+    /// The most common interval between frames.
+    public var frameDuration = 0.04
+    public var frameCount = 0
+    public var sampleRate = 48000
+}
+
+/// One output judged against what it should show.
+public struct SyncVerdict: Sendable, CustomStringConvertible {
+    /// Each matched event's click minus its flash, in seconds.
+    public var offsets: [Double]
+    /// Each matched event's flash minus where it should be, in seconds.
+    public var placements: [Double]
+    /// Expected events without a flash or without a click near them.
+    public var lost: Int
+    public var expected: Int
+    /// The picture's length minus the expected length, in seconds.
+    public var durationError: Double
+    /// The sound's end minus the picture's end, in seconds.
+    public var endGap: Double
+    public var frameDuration: Double
+    public var audioFrame: Double
+
+    public var worstOffset: Double { offsets.map(abs).max() ?? 0 }
+    public var meanOffset: Double { offsets.isEmpty ? 0 : offsets.reduce(0, +) / Double(offsets.count) }
+    public var worstPlacement: Double { placements.map(abs).max() ?? 0 }
+
+    /// The suite's criteria: offsets within 20 ms (or one output frame, `frameTolerant`), no
+    /// event lost unless `lossAllowed`, the picture's length within one frame, the sound
+    /// ending with the picture within one audio frame. The failures, in words (empty: passed).
+    public func failures(frameTolerant: Bool = false, lossAllowed: Bool = false) -> [String] {
+        var problems: [String] = []
+        let limit = frameTolerant ? max(0.020, frameDuration) : 0.020
+        if worstOffset > limit + 1e-4 { problems.append(String(format: "click-flash offset %.1f ms > %.1f ms", worstOffset * 1000, limit * 1000)) }
+        if !lossAllowed, lost > 0 { problems.append("\(lost) of \(expected) events lost") }
+        if abs(durationError) > frameDuration + 1e-4 {
+            problems.append(String(format: "video length off by %.1f ms (> one frame, %.1f ms)", durationError * 1000, frameDuration * 1000))
+        }
+        if abs(endGap) > audioFrame + 1e-4 {
+            problems.append(String(format: "sound ends %.1f ms %@ the picture (> one audio frame, %.1f ms)", abs(endGap) * 1000,
+                                   endGap > 0 ? "after" : "before", audioFrame * 1000))
+        }
+        return problems
+    }
+
+    /// `offset worst/mean ms, lost n/m, length error ms, end gap ms`.
+    public var description: String {
+        String(format: "offset max %5.1f mean %+5.1f ms, place max %5.1f ms, lost %d/%d, length %+6.1f ms, audio end %+6.1f ms",
+               worstOffset * 1000, meanOffset * 1000, worstPlacement * 1000, lost, expected, durationError * 1000, endGap * 1000)
+    }
+}
+
+/// Decodes a file and measures its flashes and clicks: the one measuring helper the sync
+/// tests and `make bench` (through `reel-sync-meter`) share.
+public enum SyncMeter {
+    /// Measures `url`'s first video and audio track.
+    public static func measure(_ url: URL) throws -> SyncMeasurement {
+        let asset = try Asset(url: url)
+        var result = SyncMeasurement()
+        if let track = asset.tracks(withMediaType: .video).first {
+            let reader = try AssetReader(asset: asset)
+            let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings(pixelFormat: .yuv420p))
+            try reader.add(output)
+            try reader.startReading()
+            var times: [Double] = []
+            var durations: [Double] = []
+            var wasBright = false
+            while let sample = try output.copyNextSampleBuffer(), let picture = sample.pixelBuffer {
+                let time = sample.presentationTime.seconds
+                times.append(time)
+                if sample.duration.isNumeric, sample.duration.seconds > 0 { durations.append(sample.duration.seconds) }
+                // The mean of a sparse grid of the luma plane: a flash is white over most of the frame.
+                var sum = 0, count = 0
+                for y in stride(from: picture.height / 10, to: picture.height, by: max(1, picture.height / 5)) {
+                    for x in stride(from: picture.width / 10, to: picture.width, by: max(1, picture.width / 5)) {
+                        sum += Int(picture.element(plane: 0, x: x, y: y)?[0] ?? 0)
+                        count += 1
+                    }
+                }
+                let bright = count > 0 && sum / count > 128
+                if bright, !wasBright { result.flashes.append(time) }
+                wasBright = bright
+            }
+            result.frameCount = times.count
+            let intervals = zip(times.sorted().dropFirst(), times.sorted()).map { ($0 - $1) }
+            result.frameDuration = mostCommon(intervals) ?? durations.first ?? 0.04
+            result.videoStart = times.min() ?? 0
+            // The last frame lasts its own duration when the file says it, else a typical frame.
+            let lastDuration = durations.last ?? result.frameDuration
+            result.videoEnd = (times.max() ?? 0) + lastDuration
+        }
+        if let track = asset.tracks(withMediaType: .audio).first {
+            let reader = try AssetReader(asset: asset)
+            let output = AssetReaderTrackOutput(track: track, audioSettings: AudioOutputSettings(sampleFormat: .floatPlanar, channelCount: 1))
+            try reader.add(output)
+            try reader.startReading()
+            var first: Double?
+            var end = 0.0
+            var lastLoud = -10.0
+            result.sampleRate = track.sampleRate > 0 ? track.sampleRate : 48000
+            while let sample = try output.copyNextSampleBuffer(), let buffer = sample.audioBuffer {
+                let rate = Double(buffer.format.sampleRate)
+                let start = sample.presentationTime.seconds
+                first = first ?? start
+                let values = buffer.floatSamples(channel: 0)
+                for (i, value) in values.enumerated() where abs(value) > 0.3 {
+                    let time = start + Double(i) / rate
+                    if time - lastLoud > 0.03 { result.clicks.append(time) }
+                    lastLoud = time
+                }
+                end = max(end, start + Double(values.count) / rate)
+            }
+            result.audioStart = first ?? 0
+            // The decoder gives whole AAC frames; a player stops where the container's edit
+            // list ends the track, up to a frame sooner.
+            let presented = track.timeRange.end
+            result.audioEnd = presented.isNumeric && presented.seconds > result.audioStart ? min(end, presented.seconds) : end
+        }
+        return result
+    }
+
+    /// Judges `measurement` against the events it should show (`expected`, output times)
+    /// and its expected length. An event is found when a flash and a click lie within
+    /// `window` of it (default: a third of the closest spacing of events, at most 150 ms).
+    public static func judge(_ measurement: SyncMeasurement, expected: [Double], duration: Double,
+                             window: Double? = nil) -> SyncVerdict {
+        let spacing = zip(expected.dropFirst(), expected).map { $0 - $1 }.min() ?? 1
+        let reach = window ?? min(0.15, spacing / 3)
+        var offsets: [Double] = [], placements: [Double] = []
+        var lost = 0
+        for event in expected {
+            let flash = nearest(event, in: measurement.flashes)
+            let click = nearest(event, in: measurement.clicks)
+            guard let flash, let click, abs(flash - event) <= reach, abs(click - event) <= reach else {
+                lost += 1
+                continue
+            }
+            offsets.append(click - flash)
+            placements.append(flash - event)
+        }
+        let audioFrame = 1024.0 / Double(measurement.sampleRate)
+        return SyncVerdict(offsets: offsets, placements: placements, lost: lost, expected: expected.count,
+                           durationError: (measurement.videoEnd - measurement.videoStart) - duration,
+                           endGap: measurement.audioEnd - measurement.videoEnd,
+                           frameDuration: measurement.frameDuration, audioFrame: audioFrame)
+    }
+
+    private static func nearest(_ time: Double, in times: [Double]) -> Double? {
+        times.min { abs($0 - time) < abs($1 - time) }
+    }
+
+    private static func mostCommon(_ values: [Double]) -> Double? {
+        var counts: [Int: Int] = [:]
+        for value in values where value > 0 { counts[Int((value * 1e5).rounded()), default: 0] += 1 }
+        return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }.map { Double($0.key) / 1e5 }
+    }
+}
