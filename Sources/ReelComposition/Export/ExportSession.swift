@@ -169,6 +169,7 @@ public final class ExportSession: @unchecked Sendable {
         let lastSample = range.end.multiplied(byRatio: rateSamples, divisor: 1).convertScale(1).value
         var nextSample = firstSample
         var frameIndex: Int64 = 0
+        var stoppedAtLimit = false
         do throws(ReelError) {
             while true {
                 if lock.withLock({ cancelled }) {
@@ -182,8 +183,9 @@ public final class ExportSession: @unchecked Sendable {
                     let ahead = time + video.frameDuration * Int64(readAhead)
                     if ahead < range.end { try renderer.prepare(at: ahead) }
                 }
+                // The last picture lasts until the end, never past it (the range need not be whole frames).
                 try videoInput.append(SampleBuffer(pixelBuffer: picture, presentationTime: time - range.start,
-                                                   duration: video.frameDuration))
+                                                   duration: min(video.frameDuration, range.end - time)))
                 frameIndex += 1
                 // Audio up to the next frame's time, so the writer interleaves.
                 let until = min(lastSample, (time + video.frameDuration).multiplied(byRatio: rateSamples, divisor: 1)
@@ -202,9 +204,11 @@ public final class ExportSession: @unchecked Sendable {
                    let size = try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int64,
                    size >= fileLengthLimit {
                     writer.endSession(atSourceTime: time + video.frameDuration - range.start)
+                    stoppedAtLimit = true
                     break
                 }
             }
+            if !stoppedAtLimit { writer.endSession(atSourceTime: range.duration) }
             try writer.finishSynchronously()
         } catch {
             writer.cancelWriting()

@@ -53,7 +53,9 @@ extension CompositionSpec {
             if let speed = clip.speed, !(speed >= 1.0 / 16 && speed <= 16) {
                 throw ReelError(.invalidArgument, "wants a number from 1/16 to 16, not \(speed)", subject: "\(name).speed")
             }
-            sequenceClips.append(ClipSequence.Clip(asset: asset, range: range, speed: clip.speed ?? 1))
+            // Without a range, the clip lasts as long as its picture.
+            sequenceClips.append(ClipSequence.Clip(asset: asset, range: range ?? ClipSequence.Clip.pictureRange(of: asset),
+                                                   speed: clip.speed ?? 1))
             if index < clips.count - 1 {
                 transitions.append(try Self.transition(clip.transition, at: "\(name).transition"))
             }
