@@ -38,7 +38,8 @@ extension CompositionSpec {
             var range: MediaTimeRange?
             if let r = clip.range {
                 let start = r.start ?? 0
-                let end = r.end ?? asset.duration.seconds
+                // An open end is the end of the picture.
+                let end = r.end ?? (ClipSequence.Clip.pictureRange(of: asset)?.end.seconds ?? asset.duration.seconds)
                 guard start >= 0, start.isFinite else {
                     throw ReelError(.invalidArgument, "must be 0 or more, not \(start)", subject: "\(name).range.start")
                 }
