@@ -89,6 +89,32 @@ import Testing
         #expect(abs(audio - video) <= audioFrame, "sound \(audio) s, picture \(video) s")
     }
 
+    /// Ranges that start and end between clicks and frames, at four speeds: every click
+    /// at its picture's time.
+    @Test func composeWithUnalignedRangesKeepsClicks() throws {
+        let clip = try FlashAndClick.clip(in: directory, seconds: 4, name: "unaligned-source.mp4")
+        let parts: [(start: Double, end: Double, speed: Double)] = [(0.37, 3.91, 3), (1.13, 4, 0.5), (0.5, 4, 0.25), (0, 4, 5)]
+        let clips = parts.map {
+            "{ \"file\": \"\(clip.lastPathComponent)\", \"range\": { \"start\": \($0.start), \"end\": \($0.end) }, \"speed\": \($0.speed) }"
+        }.joined(separator: ", ")
+        let spec = directory.appendingPathComponent("unaligned.json")
+        try Data("{ \"preset\": \"640x480\", \"frameRate\": 25, \"clips\": [\(clips)] }".utf8).write(to: spec)
+        let out = directory.appendingPathComponent("unaligned.mp4")
+        try run(["compose", spec.path, "-o", out.path])
+        var expected: [Double] = []
+        var start = 0.0
+        for part in parts {
+            expected += (0...4).map(Double.init).filter { $0 >= part.start && $0 < part.end }
+                .map { start + ($0 - part.start) / part.speed }
+            start += (part.end - part.start) / part.speed
+        }
+        let clicks = try FlashAndClick.match(try FlashAndClick.clicks(in: out, gap: 0.03), expected: expected, window: 0.05)
+        #expect(clicks.lost == 0, "lost \(clicks.lost) of \(expected.count) clicks")
+        #expect(clicks.offsets.allSatisfy { abs($0) <= 0.02 }, "click offsets \(clicks.offsets) s")
+        let (video, audio) = try streamDurations(out)
+        #expect(abs(video - start) <= 0.04 && abs(audio - video) <= audioFrame, "picture \(video) s, sound \(audio) s, not \(start)")
+    }
+
     /// 1/16 of a 1 s and of a 2 s clip last 16 and 32 s (they lasted 15.90 and 31.77 s when
     /// the speed was kept to a thousandth, 0.063).
     @Test(arguments: [1, 2])
