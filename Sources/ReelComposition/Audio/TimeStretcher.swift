@@ -25,7 +25,8 @@ import ReelCore
 /// than a window merge into the first: it is locked, the rest pass as ordinary sound.
 ///
 /// Audio is pushed in any blocks and pulled when ready; ``finish()`` lets out the rest.
-/// The output is ``outputLength`` samples: the source's length over the rate, rounded.
+/// The output is ``outputLength`` samples: the source's length over the rate, rounded, or
+/// less when cut shorter (to the picture's end).
 final class TimeStretcher {
     /// Source samples per output sample: 2 plays twice as fast.
     let rate: Double
@@ -72,8 +73,8 @@ final class TimeStretcher {
 
     /// - Parameters:
     ///   - rate: source samples per output sample (0.25 is four times as slow), 1/100…100.
-    ///   - outputLength: the exact number of samples to produce; by default the source's
-    ///     length over the rate, rounded.
+    ///   - outputLength: where to cut the output (the picture's end); by default, and at
+    ///     most, the source's length over the rate, rounded. Never padded: a shorter sound stays shorter.
     init(rate: Double, channels: Int, sampleRate: Int, outputLength: Int64? = nil) {
         self.rate = min(max(rate, 0.01), 100)
         self.channels = max(channels, 1)
@@ -97,10 +98,11 @@ final class TimeStretcher {
         sums = Array(repeating: [], count: self.channels)
     }
 
-    /// The number of samples the output has, once known (at once when asked for, else at ``finish()``).
+    /// The number of samples the output has, once known (at ``finish()``), or a cap on it before.
     var outputLength: Int64? {
-        if let requestedLength { return requestedLength }
-        return finished ? Int64((Double(sourceCount) / rate).rounded()) : nil
+        guard finished else { return requestedLength }
+        let natural = Int64((Double(sourceCount) / rate).rounded())
+        return min(natural, requestedLength ?? natural)
     }
 
     /// Adds source samples, one array per channel (fewer arrays repeat the last channel).

@@ -38,7 +38,7 @@ public enum StretchedCopy {
                 // The sound lasts as long as the stretched picture, and is stretched by the same fraction.
                 let end = video.timeRange.end.multiplied(byRatio: Int64(stretch.numerator) * 48000, divisor: Int64(stretch.denominator))
                 audio = try AudioStretcher(asset: asset, track: track, rate: Double(stretch.denominator) / Double(stretch.numerator),
-                                           pitch: pitch, samples: end.convertScale(1).value, muxer: muxer)
+                                           pitch: pitch, samples: end.isNumeric ? end.convertScale(1).value : nil, muxer: muxer)
             }
             for stream in demuxer.streams.indices where stream != video.streamIndex {
                 demuxer.setDiscarded(true, streamIndex: stream)
@@ -85,8 +85,8 @@ final class AudioStretcher {
     private let lane: AudioEncodingLane
     private var sourceDone = false
 
-    /// - Parameter samples: how long the stretched sound lasts, at 48 kHz.
-    init(asset: Asset, track: AssetTrack, rate: Double, pitch: AudioTimePitchAlgorithm, samples: Int64,
+    /// - Parameter samples: where the stretched sound is cut (the picture's end), at 48 kHz.
+    init(asset: Asset, track: AssetTrack, rate: Double, pitch: AudioTimePitchAlgorithm, samples: Int64?,
          muxer: Muxer) throws(ReelError) {
         let channels = min(max(track.channelCount, 1), 2)
         let format = AudioFormat(sampleFormat: .floatPlanar, sampleRate: 48000, channelLayout: .default(channels: channels))
