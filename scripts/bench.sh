@@ -142,5 +142,9 @@ for rate in 0.0625 0.25 0.5 2 3 5 16; do
   ffmpeg -nostdin -y -v error -i "$src" -filter:v "setpts=PTS/$rate" -filter:a "$(atempo_chain "$rate")" \
     -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac "$work/sync-ffmpeg-$rate.mp4"
   printf 'pitch-kept speed %-6s reel   %s\n' "$rate" "$(python3 "$scripts_dir/click-offsets.py" "$work/sync-reel-$rate.mp4" "$rate" "$n")"
+  if [[ $rate == 0.* ]]; then # the default slow-down: frames copied with stretched timestamps
+    "$reel" speed "$src" --rate "$rate" -o "$work/sync-copy-$rate.mp4" >/dev/null 2>&1
+    printf 'pitch-kept speed %-6s copy   %s\n' "$rate" "$(python3 "$scripts_dir/click-offsets.py" "$work/sync-copy-$rate.mp4" "$rate" "$n")"
+  fi
   printf 'pitch-kept speed %-6s atempo %s\n' "$rate" "$(python3 "$scripts_dir/click-offsets.py" "$work/sync-ffmpeg-$rate.mp4" "$rate" "$n")"
 done
