@@ -143,6 +143,18 @@ import Testing
         #expect(try FFprobe.countFrames(out) == 5)
     }
 
+    /// A 7 fps file whose sound runs 50 ms past its picture, exported whole (the longest
+    /// track, as AVFoundation does): the last picture holds to the sound's end and no further
+    /// (it lasted a whole 1/7 s frame, to 3.143 s, 93 ms after the sound).
+    @Test func lowFrameRateExportEndsWithItsSound() throws {
+        let clip = try FlashAndClick.clip(in: directory, seconds: 3, fps: 7, extraSound: 0.05, name: "seven-fps.mp4")
+        let out = directory.appendingPathComponent("seven-fps-export.mp4")
+        try run(["export", clip.path, "--preset", "640x480", "-o", out.path])
+        let (video, audio) = try streamDurations(out)
+        #expect(abs(audio - 3.05) <= 0.002, "sound lasts \(audio) s, not 3.05")
+        #expect(abs(video - audio) <= audioFrame, "picture \(video) s, sound \(audio) s")
+    }
+
     /// In `reel merge` a clip lasts as long as its picture: a sound 0.5 s longer is cut, so
     /// the next clip (and its click) starts when the picture ends, with no frozen frames.
     @Test func mergeCutsASoundLongerThanItsPicture() throws {
