@@ -121,3 +121,30 @@ for size in 1280x720 1920x1080; do
   echo "capture $size@30 with a filter: $stats"
   report "capture $size@30 CPU for 10 s" "$reel_cpu" "ffmpeg" "$ff_cpu"
 done
+
+# Pitch-kept speed changes, Reel beside the ffmpeg CLI (setpts and atempo, libx264
+# ultrafast) on flash-and-click clips (a white frame and a 10 ms click every second):
+# where each click lands against where the picture puts it (second k at k / rate), how
+# many are lost, and whether the sound lasts as long as the picture.
+scripts_dir=$(cd "$(dirname "$0")" && pwd)
+flash_click() { # SECONDS OUT
+  ffmpeg -nostdin -y -v error \
+    -f lavfi -i "color=c=black:s=160x90:r=25:d=$1,geq=lum='if(lt(mod(T\,1)\,0.02)\,235\,30)':cb=128:cr=128" \
+    -f lavfi -i "aevalsrc='if(lt(mod(t\,1)\,0.01)\,0.9*sin(2*PI*1000*t)\,0)':s=48000:d=$1" \
+    -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac "$2"
+}
+atempo_chain() { awk -v r="$1" 'BEGIN { s = ""; while (r < 0.5) { s = s "atempo=0.5,"; r /= 0.5 } printf "%satempo=%.10g", s, r }'; }
+flash_click 20 "$work/fc20.mp4"
+flash_click 4 "$work/fc4.mp4"
+for rate in 0.0625 0.25 0.5 2 3 5 16; do
+  if [[ $rate == 0.0625 ]]; then src="$work/fc4.mp4"; n=4; else src="$work/fc20.mp4"; n=20; fi
+  "$reel" speed "$src" --rate "$rate" --preset 640x480 -o "$work/sync-reel-$rate.mp4" >/dev/null 2>&1
+  ffmpeg -nostdin -y -v error -i "$src" -filter:v "setpts=PTS/$rate" -filter:a "$(atempo_chain "$rate")" \
+    -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac "$work/sync-ffmpeg-$rate.mp4"
+  printf 'pitch-kept speed %-6s reel   %s\n' "$rate" "$(python3 "$scripts_dir/click-offsets.py" "$work/sync-reel-$rate.mp4" "$rate" "$n")"
+  if [[ $rate == 0.* ]]; then # the default slow-down: frames copied with stretched timestamps
+    "$reel" speed "$src" --rate "$rate" -o "$work/sync-copy-$rate.mp4" >/dev/null 2>&1
+    printf 'pitch-kept speed %-6s copy   %s\n' "$rate" "$(python3 "$scripts_dir/click-offsets.py" "$work/sync-copy-$rate.mp4" "$rate" "$n")"
+  fi
+  printf 'pitch-kept speed %-6s atempo %s\n' "$rate" "$(python3 "$scripts_dir/click-offsets.py" "$work/sync-ffmpeg-$rate.mp4" "$rate" "$n")"
+done

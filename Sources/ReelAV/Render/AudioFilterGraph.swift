@@ -2,7 +2,7 @@ import CFFmpeg
 package import ReelCore
 
 /// A libavfilter graph for audio: `abuffer` → the described chain → `abuffersink`,
-/// for what FFmpeg does well with sound (`atempo`: speed without a change of pitch).
+/// for what FFmpeg does well with sound (varispeed: `asetrate` and `aresample`).
 /// Buffers go in with ``push(_:)`` and come out with ``pull()``; ``finish()`` drains it.
 package final class AudioFilterGraph {
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
@@ -14,7 +14,7 @@ package final class AudioFilterGraph {
     private var samplesIn: Int64 = 0
     package let format: AudioFormat
 
-    /// - Parameter description: a chain such as `atempo=0.5,atempo=0.5`.
+    /// - Parameter description: a chain such as `asetrate=24000,aresample=48000`.
     package init(description: String, format: AudioFormat) throws(ReelError) {
         FFmpeg.prepare()
         let library = try FilterLibrary.load()
@@ -40,23 +40,6 @@ package final class AudioFilterGraph {
     }
 
     deinit { library.graphFree(&graph) }
-
-    /// The `atempo` chain that plays audio `rate` times as fast (0.25 is x4 slow), each
-    /// stage within the 0.5…100 that the filter takes.
-    package static func tempoChain(rate: Double) -> String {
-        var remaining = rate
-        var stages: [String] = []
-        while remaining < 0.5 {
-            stages.append("atempo=0.5")
-            remaining /= 0.5
-        }
-        while remaining > 100 {
-            stages.append("atempo=100")
-            remaining /= 100
-        }
-        stages.append("atempo=\(remaining)")
-        return stages.joined(separator: ",")
-    }
 
     /// Feeds audio in the graph's format.
     package func push(_ buffer: AudioBuffer) throws(ReelError) {

@@ -56,10 +56,10 @@ public final class AssetWriter: Sendable {
     }
     public var inputs: [AssetWriterInput] { machine.withLock { $0.settings.inputs } }
     /// What the file should hold, checked from its timestamps before it is put in place
-    /// (``ExportCheck``); set by exports before ``startWriting()``. Nil checks nothing.
+    /// (``ExportCheck``); set by exports until ``finishWriting()`` begins. Nil checks nothing.
     package var exportCheck: ExportCheck? {
         get { machine.withLock { $0.settings.exportCheck } }
-        set { _ = machine.withLock { $0.configure { $0.exportCheck = newValue } } }
+        set { _ = machine.withLock { $0.plan(newValue) } }
     }
 
     /// `status`.

@@ -89,6 +89,19 @@ struct AssetWriterStateMachine<Output> {
         return true
     }
 
+    /// Sets what the finished file is checked against (``ExportCheck``). Unlike the other
+    /// settings it may change while writing (an export stopped at its length limit plans a
+    /// shorter file); false once finishing has begun.
+    mutating func plan(_ check: ExportCheck?) -> Bool {
+        switch state {
+        case .configuring, .starting, .writing:
+            settings.exportCheck = check
+            return true
+        default:
+            return false
+        }
+    }
+
     /// configuring → starting: the settings to open the file with; nil when not configuring.
     mutating func beginStarting() -> Settings? {
         guard case .configuring = state else { return nil }

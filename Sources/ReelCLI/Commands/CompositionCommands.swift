@@ -93,7 +93,9 @@ struct MergeCommand: Command {
             }
             assets.append(try Asset(path: path))
         }
-        let sequence = try ClipSequence(assets: assets, transitions: [transition], renderSize: size)
+        // Each clip lasts as long as its picture (a longer sound is cut there).
+        let sequence = try ClipSequence(clips: assets.map { ClipSequence.Clip(pictureOf: $0) }, transitions: [transition],
+                                        renderSize: size)
         let session = sequence.exportSession(preset: preset, to: url, fileType: type)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "merge")
         return 0

@@ -4,7 +4,8 @@ import ReelCore
 
 /// How sped-up or slowed-down audio sounds. `AVAudioTimePitchAlgorithm`.
 public enum AudioTimePitchAlgorithm: Sendable, Hashable {
-    /// The pitch stays; the sound is stretched in time (FFmpeg's `atempo`). `.timeDomain`.
+    /// The pitch stays; the sound is stretched in time, every onset kept where the picture
+    /// puts it (``TimeStretcher``: WSOLA with onset locks). `.timeDomain`.
     case timeDomain
     /// Pitch follows speed, like a tape played fast or slow. `.varispeed`.
     case varispeed
@@ -78,18 +79,21 @@ final class SegmentAudio {
     private let start: MediaTime
     private var primed = false
     private let channels: Int
-    /// Stretches the source to the segment's speed; nil at normal speed.
+    /// Stretches the source to the segment's speed, pitch kept; nil at normal speed or varispeed.
+    private let stretcher: TimeStretcher?
+    /// Varispeed (pitch follows speed); nil at normal speed or with the pitch kept.
     private let stretch: AudioFilterGraph?
     private var sourceEnded = false
 
     init(segment: CompositionTrackSegment, channels: Int, pitch: AudioTimePitchAlgorithm = .timeDomain) throws(ReelError) {
         self.channels = channels
         let rate = segment.rate
-        if abs(rate - 1) > 1e-9 {
+        stretcher = abs(rate - 1) > 1e-9 && pitch == .timeDomain
+            ? TimeStretcher(rate: rate, channels: channels, sampleRate: AudioRenderer.sampleRate) : nil
+        if abs(rate - 1) > 1e-9, pitch == .varispeed {
             let format = AudioFormat(sampleFormat: .floatPlanar, sampleRate: AudioRenderer.sampleRate,
                                      channelLayout: .default(channels: channels))
-            let chain = pitch == .timeDomain ? AudioFilterGraph.tempoChain(rate: rate)
-                : "asetrate=\(Double(AudioRenderer.sampleRate) * rate),aresample=\(AudioRenderer.sampleRate)"
+            let chain = "asetrate=\(Double(AudioRenderer.sampleRate) * rate),aresample=\(AudioRenderer.sampleRate)"
             stretch = try AudioFilterGraph(description: chain, format: format)
         } else {
             stretch = nil
@@ -122,12 +126,21 @@ final class SegmentAudio {
         for c in 0..<channels { buffered[c] += audio.floatSamples(channel: min(c, audio.format.channelCount - 1)) }
     }
 
+    private func append(_ samples: [[Float]]) {
+        guard !samples.isEmpty else { return }
+        for c in 0..<channels { buffered[c] += samples[min(c, samples.count - 1)] }
+    }
+
     /// `count` samples per channel from position `offset` (samples after the segment's start).
     func samples(from offset: Int64, count: Int) throws(ReelError) -> [[Float]] {
         while bufferedStart + Int64(buffered[0].count) < offset + Int64(count) {
             guard !sourceEnded, let output else { break }
             guard let sample = try output.copyNextSampleBuffer(), let audio = sample.audioBuffer else {
                 sourceEnded = true
+                if let stretcher {
+                    stretcher.finish()
+                    append(stretcher.pull())
+                }
                 if let stretch {
                     try stretch.finish()
                     while let out = try stretch.pull() { append(out) }
@@ -138,11 +151,19 @@ final class SegmentAudio {
                 // Silence before the source's first sample, if it starts late (stretched too).
                 let lead = (sample.presentationTime - start).multiplied(byRatio: Int64(AudioRenderer.sampleRate), divisor: 1)
                     .convertScale(1).value
-                let scaled = stretch == nil ? lead : Int64((Double(lead) / max(rateOfStretch, 1e-6)).rounded())
-                if scaled > 0 { for c in 0..<channels { buffered[c] += [Float](repeating: 0, count: Int(scaled)) } }
+                if let stretcher {
+                    // Silence is stretched with the rest, so the time map stays exact.
+                    if lead > 0 { stretcher.push([[Float](repeating: 0, count: Int(lead))]) }
+                } else {
+                    let scaled = stretch == nil ? lead : Int64((Double(lead) / max(rateOfStretch, 1e-6)).rounded())
+                    if scaled > 0 { for c in 0..<channels { buffered[c] += [Float](repeating: 0, count: Int(scaled)) } }
+                }
                 primed = true
             }
-            if let stretch {
+            if let stretcher {
+                stretcher.push((0..<audio.format.channelCount).map { audio.floatSamples(channel: $0) })
+                append(stretcher.pull())
+            } else if let stretch {
                 try stretch.push(audio)
                 while let out = try stretch.pull() { append(out) }
             } else {

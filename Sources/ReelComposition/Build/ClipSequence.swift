@@ -27,6 +27,22 @@ public struct ClipSequence: Sendable {
             self.range = range
             self.speed = speed
         }
+
+        /// The whole of a file as long as its picture: from 0 to the end of its video track,
+        /// the sound cut there, so a sound that outlasts the picture adds no frozen frames.
+        /// This is what `reel merge` and spec clips without a range use. (`asset.duration`,
+        /// and a clip with no range, are the longest track, as in AVFoundation.)
+        public init(pictureOf asset: Asset, speed: Double = 1) {
+            self.init(asset: asset, range: Self.pictureRange(of: asset), speed: speed)
+        }
+
+        /// From 0 to the end of the asset's first video track; nil without one.
+        public static func pictureRange(of asset: Asset) -> MediaTimeRange? {
+            guard let video = asset.tracks(withMediaType: .video).first else { return nil }
+            let end = video.timeRange.end
+            guard end.isNumeric, end > .zero else { return nil }
+            return MediaTimeRange(start: .zero, end: end)
+        }
     }
 
     /// - Parameters:
@@ -69,7 +85,7 @@ public struct ClipSequence: Sendable {
             guard clip.speed.isFinite, clip.speed >= 1.0 / 16, clip.speed <= 16 else {
                 throw ReelError(.invalidArgument, "a speed of \(clip.speed) is outside 1/16...16", subject: "\(name).speed")
             }
-            let speedRatio = MediaTime(seconds: clip.speed, preferredTimescale: 1000)
+            let speedRatio = Self.speedRatio(clip.speed)
             let duration = clip.speed == 1 ? sourceRange.duration
                 : sourceRange.duration.scaled(by: MediaTime(value: 1, timescale: 1), over: speedRatio)
             let transition = index < assets.count - 1 ? transitions[index % max(transitions.count, 1)] : .none
@@ -153,6 +169,20 @@ public struct ClipSequence: Sendable {
         videoComposition = video
         audioMix = mix
         clipRanges = ranges
+    }
+
+    /// A speed as an exact fraction (a time of `p/q` seconds standing for p/q): 1/16 is
+    /// 1/16, not 0.063 (which made a 1 s clip at 1/16 last 15.87 s); 2/3 is 2/3. Speeds
+    /// that are no fraction over at most 1000 are kept to a millionth.
+    static func speedRatio(_ speed: Double) -> MediaTime {
+        guard speed.isFinite, speed > 0 else { return MediaTime(value: 1, timescale: 1) }
+        for denominator in 1...1000 {
+            let numerator = (speed * Double(denominator)).rounded()
+            if numerator >= 1, numerator <= 1_000_000, abs(numerator / Double(denominator) - speed) <= speed * 1e-9 {
+                return MediaTime(value: Int64(numerator), timescale: Int32(denominator))
+            }
+        }
+        return MediaTime(value: Int64(min((speed * 1_000_000).rounded(), 1e12)), timescale: 1_000_000)
     }
 
     /// The transform that shows a picture of `naturalSize`, turned by `preferredTransform`,

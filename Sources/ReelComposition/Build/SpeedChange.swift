@@ -17,7 +17,7 @@ public struct SpeedChange: Sendable {
         let composition = sequence.composition
         let duration = composition.duration
         // Exact for the usual rates: 5 → ×1/5, 0.25 → ×4.
-        let ratio = MediaTime(seconds: rate, preferredTimescale: 1000)
+        let ratio = ClipSequence.speedRatio(rate)
         let target = duration.scaled(by: MediaTime(value: 1, timescale: 1), over: ratio)
         for track in composition.tracks where !track.segments.isEmpty {
             track.scaleTimeRange(MediaTimeRange(start: .zero, duration: duration), toDuration: target)

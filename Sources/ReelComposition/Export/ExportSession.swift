@@ -217,6 +217,7 @@ public final class ExportSession: @unchecked Sendable {
         var frameIndex: Int64 = 0
         // The plan the written file is checked against: picture and sound over the whole range.
         writer.exportCheck = ExportCheck(both: MediaTimeRange(start: .zero, duration: range.duration), hasAudio: audioInput != nil)
+        var stoppedAtLimit = false
         do throws(ReelError) {
             while true {
                 if lock.withLock({ cancelled }) {
@@ -230,8 +231,9 @@ public final class ExportSession: @unchecked Sendable {
                     let ahead = time + video.frameDuration * Int64(readAhead)
                     if ahead < range.end { try renderer.prepare(at: ahead) }
                 }
+                // The last picture lasts until the end, never past it (the range need not be whole frames).
                 try videoInput.append(SampleBuffer(pixelBuffer: picture, presentationTime: time - range.start,
-                                                   duration: video.frameDuration))
+                                                   duration: min(video.frameDuration, range.end - time)))
                 frameIndex += 1
                 // Audio up to the next frame's time, so the writer interleaves.
                 let until = min(lastSample, (time + video.frameDuration).multiplied(byRatio: rateSamples, divisor: 1)
@@ -252,9 +254,11 @@ public final class ExportSession: @unchecked Sendable {
                     writer.endSession(atSourceTime: time + video.frameDuration - range.start)
                     writer.exportCheck = ExportCheck(both: MediaTimeRange(start: .zero, end: time + video.frameDuration - range.start),
                                                      hasAudio: audioInput != nil)
+                    stoppedAtLimit = true
                     break
                 }
             }
+            if !stoppedAtLimit { writer.endSession(atSourceTime: range.duration) }
             try writer.finishSynchronously()
             if renderer.framesWithMedia > 0, renderer.framesWithPicture == 0, let lost = renderer.firstOffscreen {
                 // AVFoundation writes such a file without a word; Reel writes it too, and says so.

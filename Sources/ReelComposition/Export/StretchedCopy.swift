@@ -5,7 +5,7 @@ public import ReelCore
 
 /// A slow-down that keeps every frame: the video's packets are copied with their
 /// timestamps stretched, so no picture is decoded or encoded, and only the audio is
-/// re-encoded, through `atempo` (pitch kept) or varispeed.
+/// re-encoded, stretched with its pitch kept (``TimeStretcher``) or varispeed.
 public enum StretchedCopy {
     /// Writes `asset` played at `rate` (below 1) to `url`.
     /// - Throws: ``ReelError`` for a rate that is not a slow-down, or a read or write failure.
@@ -35,7 +35,10 @@ public enum StretchedCopy {
             }
             var audio: AudioStretcher?
             if let track = asset.tracks(withMediaType: .audio).first {
-                audio = try AudioStretcher(asset: asset, track: track, rate: rate, pitch: pitch, muxer: muxer)
+                // The sound lasts as long as the stretched picture, and is stretched by the same fraction.
+                let end = video.timeRange.end.multiplied(byRatio: Int64(stretch.numerator) * 48000, divisor: Int64(stretch.denominator))
+                audio = try AudioStretcher(asset: asset, track: track, rate: Double(stretch.denominator) / Double(stretch.numerator),
+                                           pitch: pitch, samples: end.isNumeric ? end.convertScale(1).value : nil, muxer: muxer)
             }
             for stream in demuxer.streams.indices where stream != video.streamIndex {
                 demuxer.setDiscarded(true, streamIndex: stream)
@@ -77,11 +80,16 @@ public enum StretchedCopy {
 final class AudioStretcher {
     private let reader: AssetReader
     private let output: AssetReaderTrackOutput
-    private let graph: AudioFilterGraph
+    /// Pitch kept: every onset stays where the picture puts it.
+    private let stretcher: TimeStretcher?
+    /// Varispeed.
+    private let graph: AudioFilterGraph?
     private let lane: AudioEncodingLane
     private var sourceDone = false
 
-    init(asset: Asset, track: AssetTrack, rate: Double, pitch: AudioTimePitchAlgorithm, muxer: Muxer) throws(ReelError) {
+    /// - Parameter samples: where the stretched sound is cut (the picture's end), at 48 kHz.
+    init(asset: Asset, track: AssetTrack, rate: Double, pitch: AudioTimePitchAlgorithm, samples: Int64?,
+         muxer: Muxer) throws(ReelError) {
         let channels = min(max(track.channelCount, 1), 2)
         let format = AudioFormat(sampleFormat: .floatPlanar, sampleRate: 48000, channelLayout: .default(channels: channels))
         reader = try AssetReader(asset: asset)
@@ -89,9 +97,13 @@ final class AudioStretcher {
             sampleFormat: .floatPlanar, sampleRate: 48000, channelCount: channels))
         try reader.add(output)
         try reader.startReading()
-        let chain = pitch == .timeDomain ? AudioFilterGraph.tempoChain(rate: rate)
-            : "asetrate=\(48000.0 * rate),aresample=48000"
-        graph = try AudioFilterGraph(description: chain, format: format)
+        if pitch == .timeDomain {
+            stretcher = TimeStretcher(rate: rate, channels: channels, sampleRate: 48000, outputLength: samples)
+            graph = nil
+        } else {
+            stretcher = nil
+            graph = try AudioFilterGraph(description: "asetrate=\(48000.0 * rate),aresample=48000", format: format)
+        }
         lane = try AudioEncodingLane(channels: channels, muxer: muxer)
     }
 
@@ -100,11 +112,13 @@ final class AudioStretcher {
         while !sourceDone {
             guard let sample = try output.copyNextSampleBuffer(), let audio = sample.audioBuffer else {
                 sourceDone = true
-                try graph.finish()
+                stretcher?.finish()
+                try graph?.finish()
                 try drainGraph()
                 return
             }
-            try graph.push(audio)
+            stretcher?.push((0..<audio.format.channelCount).map { audio.floatSamples(channel: $0) })
+            try graph?.push(audio)
             try drainGraph()
             if sample.timeRange.end >= time { return }
         }
@@ -116,6 +130,12 @@ final class AudioStretcher {
     }
 
     private func drainGraph() throws(ReelError) {
-        while let out = try graph.pull() { try lane.append(out) }
+        if let stretcher {
+            let samples = stretcher.pull()
+            if let count = samples.first?.count, count > 0 {
+                try lane.append(try AudioBuffer.float(channels: samples, sampleRate: 48000))
+            }
+        }
+        while let graph, let out = try graph.pull() { try lane.append(out) }
     }
 }

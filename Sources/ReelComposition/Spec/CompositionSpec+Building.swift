@@ -38,7 +38,8 @@ extension CompositionSpec {
             var range: MediaTimeRange?
             if let r = clip.range {
                 let start = r.start ?? 0
-                let end = r.end ?? asset.duration.seconds
+                // An open end is the end of the picture.
+                let end = r.end ?? (ClipSequence.Clip.pictureRange(of: asset)?.end.seconds ?? asset.duration.seconds)
                 guard start >= 0, start.isFinite else {
                     throw ReelError(.invalidArgument, "must be 0 or more, not \(start)", subject: "\(name).range.start")
                 }
@@ -53,7 +54,9 @@ extension CompositionSpec {
             if let speed = clip.speed, !(speed >= 1.0 / 16 && speed <= 16) {
                 throw ReelError(.invalidArgument, "wants a number from 1/16 to 16, not \(speed)", subject: "\(name).speed")
             }
-            sequenceClips.append(ClipSequence.Clip(asset: asset, range: range, speed: clip.speed ?? 1))
+            // Without a range, the clip lasts as long as its picture.
+            sequenceClips.append(ClipSequence.Clip(asset: asset, range: range ?? ClipSequence.Clip.pictureRange(of: asset),
+                                                   speed: clip.speed ?? 1))
             if index < clips.count - 1 {
                 transitions.append(try Self.transition(clip.transition, at: "\(name).transition"))
             }
