@@ -43,8 +43,12 @@ package struct ExportCheck: Sendable {
         demuxer.readPacketsAsStored()
         let extents = try demuxer.packetExtents()
         let streams = demuxer.streams
+        let editListed = demuxer.formatName.hasPrefix("mov,")
         func first(_ type: MediaType) -> (StreamInfo, PacketExtent?)? {
-            streams.first { $0.mediaType == type }.map { ($0, extents.indices.contains($0.index) ? extents[$0.index] : nil) }
+            streams.first { $0.mediaType == type }.map { stream in
+                let extent = extents.indices.contains(stream.index) ? extents[stream.index] : nil
+                return (stream, extent.map { editListed ? Self.presented($0, by: stream) : $0 })
+            }
         }
         let picture = first(.video), sound = first(.audio)
         let path = destination.path
@@ -80,6 +84,16 @@ package struct ExportCheck: Sendable {
                                 subject: path, operation: "export check")
             }
         }
+    }
+
+    /// What a player shows of an MP4 or QuickTime stream: its packets, ended where the edit
+    /// list ends the track. The last picture of an export whose end falls between two frames
+    /// is stored whole, and the edit list cuts it at the end (the stream's duration).
+    private static func presented(_ extent: PacketExtent, by stream: StreamInfo) -> PacketExtent {
+        guard stream.duration.isNumeric, stream.duration > .zero else { return extent }
+        var shown = extent
+        shown.end = min(extent.end, extent.start + stream.duration)
+        return shown
     }
 
     /// A frame's duration: the stream's base frame rate for video, else its longest packet.
