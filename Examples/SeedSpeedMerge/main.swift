@@ -121,7 +121,8 @@ final class Recorder: @unchecked Sendable {
                 guard let assetVideoTrack = asset.tracks(withMediaType: .video).first, let videoTrack else {
                     fail("\(paths[i]) has no video")
                 }
-                print("\(asset.duration.value / Int64(asset.duration.timescale))")
+                // duration.value / duration.timescale, whole seconds (a timescale of 0 would trap in Swift).
+                print("\(asset.duration.timescale > 0 ? asset.duration.value / Int64(asset.duration.timescale) : 0)")
                 // A clip without sound: the seed passes a nil track and logs the error; so does the port.
                 var erroraudio: ReelError?
                 if let assetAudioTrack {

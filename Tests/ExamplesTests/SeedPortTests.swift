@@ -133,6 +133,31 @@ import Testing
         }
     }
 
+    @Test func seed003SpeedChangeSlow() throws {
+        let source = try SeedMedia.clip("short-portrait", in: directory, seconds: 0.6, hue: 60, portrait: true)
+        let out = directory.appendingPathComponent("slow.mov")
+        try SeedMedia.run("SeedSpeedMerge", ["speed", source.path, out.path, "slow"])
+        let (video, audio) = try streams(out)
+        #expect(video.rotation == -90)
+        let expected = try assetDuration(source) * 4
+        let frame = 1 / (video.averageFrameRate ?? 30)
+        let videoDuration = try #require(video.duration)
+        #expect(abs(videoDuration - expected) <= frame + 1e-3, "\(videoDuration) s, expected \(expected) s")
+        let sound = try #require(audio, "no sound")
+        let audioDuration = try #require(sound.duration)
+        #expect(abs(audioDuration - videoDuration) <= frame + aacPacket, "sound \(audioDuration) s, picture \(videoDuration) s")
+        // Frames are the clip's at a quarter of the pace: each source frame shown four times.
+        let outTimes = try SeedMedia.frameTimes(out), sourceTimes = try SeedMedia.frameTimes(source)
+        let width = try #require(video.width), height = try #require(video.height)
+        for index in [2, outTimes.count / 2, outTimes.count - 3] where index >= 0 && index < outTimes.count {
+            let sourceIndex = SeedMedia.index(showingAt: outTimes[index] / 4, in: sourceTimes)
+            let reference = try SeedMedia.frame(source, index: sourceIndex, autorotate: false, in: directory)
+            let picture = try SeedMedia.frame(out, index: index, autorotate: false, in: directory)
+            let (difference, place) = SeedMedia.blockDifference(picture, reference, width: width, height: height)
+            #expect(difference <= 3, "slow frame \(index): \(difference) at \(place)")
+        }
+    }
+
     /// The seed's merge: one track, a layer instruction per clip naming that track, each clip
     /// fitted to 720 wide, portrait filling 720x1280, landscape centred with bars.
     @Test func seed003MixedOrientationMerge() throws {

@@ -47,4 +47,16 @@ import Testing
         #expect(MediaTimeMapping.empty(mapping.target).isEmpty)
         #expect(!MediaTimeMapping.empty(mapping.target).sourceTime(at: .zero).isValid)
     }
+
+    @Test func aSlowedMappingIsExactAtFrameTimes() {
+        // 0.6 s played in 2.4 (seed 003's slow x4): output frame 2 at 2/30 s shows source
+        // time 1/60 s, which lies inside source frame 0 (rounding to 1/30 showed frame 1).
+        let mapping = MediaTimeMapping(
+            source: MediaTimeRange(start: .zero, duration: MediaTime(value: 360, timescale: 600)),
+            target: MediaTimeRange(start: .zero, duration: MediaTime(value: 1440, timescale: 600)))
+        #expect(mapping.sourceTime(at: MediaTime(value: 2, timescale: 30)) == MediaTime(value: 1, timescale: 60))
+        #expect(mapping.sourceTime(at: MediaTime(value: 2, timescale: 30)) < MediaTime(value: 1, timescale: 30))
+        #expect(mapping.targetTime(at: MediaTime(value: 1, timescale: 90)) == MediaTime(value: 4, timescale: 90))
+        #expect(!mapping.sourceTime(at: MediaTime(value: 2, timescale: 30)).hasBeenRounded)
+    }
 }

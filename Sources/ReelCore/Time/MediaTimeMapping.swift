@@ -39,12 +39,11 @@ public struct MediaTimeMapping: Sendable, Hashable {
         return target.start + Self.scale(offset, from: source.duration, to: target.duration)
     }
 
-    /// `offset * to / from` in `offset`'s timescale.
+    /// `offset * to / from`, exact where a timescale can hold it.
     private static func scale(_ offset: MediaTime, from: MediaTime, to: MediaTime) -> MediaTime {
         guard from.isNumeric, to.isNumeric, from.value != 0 else { return .invalid }
-        // offset * (to.value / to.ts) / (from.value / from.ts)
-        return offset
-            .multiplied(byRatio: to.value, divisor: from.value)
-            .multiplied(byRatio: Int64(from.timescale), divisor: Int64(to.timescale))
+        // offset * to / from, exactly: rounding to the offset's timescale (1/30 for a frame
+        // time) showed a slowed clip's frames up to half an output frame early.
+        return offset.scaled(by: to, over: from)
     }
 }
