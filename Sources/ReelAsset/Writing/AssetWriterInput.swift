@@ -2,6 +2,7 @@ public import Dispatch
 import Foundation
 import ReelAV
 public import ReelCore
+import Synchronization
 
 /// One track of a file being written: its medium, its encoding settings, and the
 /// samples appended to it. `AVAssetWriterInput`.
@@ -13,15 +14,33 @@ public final class AssetWriterInput: @unchecked Sendable {
     public let mediaType: MediaType
     public let videoSettings: VideoSettings?
     public let audioSettings: AudioSettings?
+    /// What the writer reads when it starts; set before then.
+    private struct Settings {
+        var expectsMediaDataInRealTime = false
+        var transform: ReelCore.AffineTransform = .identity
+        var languageCode: String?
+    }
+
+    private let settings = Mutex(Settings())
+
     /// Whether the source is live (a camera): the input then queues more before it
     /// reports not ready, so that a short stall of the encoder drops no frame.
     /// `expectsMediaDataInRealTime`.
-    public var expectsMediaDataInRealTime = false
+    public var expectsMediaDataInRealTime: Bool {
+        get { settings.withLock { $0.expectsMediaDataInRealTime } }
+        set { settings.withLock { $0.expectsMediaDataInRealTime = newValue } }
+    }
     /// How players should turn the picture, written as the track's display matrix.
     /// `transform`.
-    public var transform: ReelCore.AffineTransform = .identity
+    public var transform: ReelCore.AffineTransform {
+        get { settings.withLock { $0.transform } }
+        set { settings.withLock { $0.transform = newValue } }
+    }
     /// ISO 639-2 language code for the track. `languageCode`.
-    public var languageCode: String?
+    public var languageCode: String? {
+        get { settings.withLock { $0.languageCode } }
+        set { settings.withLock { $0.languageCode = newValue } }
+    }
 
     weak var writer: AssetWriter?
     private var _pipeline: InputEncoder?

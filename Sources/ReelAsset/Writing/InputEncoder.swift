@@ -86,6 +86,7 @@ final class InputEncoder: @unchecked Sendable {
     }
 
     private func encodeVideo(_ buffer: PixelBuffer, ticks: Int64, duration: Int64?) throws(ReelError) {
+        dispatchPrecondition(condition: .onQueue(queue))
         if let last = lastVideoTicks {
             lastDelta = ticks - last
             if durations[last] == nil { durations[last] = lastDelta }
@@ -110,6 +111,7 @@ final class InputEncoder: @unchecked Sendable {
     }
 
     private func encodeAudio(_ input: AudioBuffer, startSample: Int64) throws(ReelError) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard let resampler else { return }
         var converted = try resampler.convert(input)
         let rate = Int64(encoder.audioFormat.sampleRate)
@@ -172,6 +174,7 @@ final class InputEncoder: @unchecked Sendable {
     // MARK: - Encoding
 
     private func send(_ frame: Frame?) throws(ReelError) {
+        dispatchPrecondition(condition: .onQueue(queue))
         while true {
             let result = try encoder.send(frame)
             try receivePackets()

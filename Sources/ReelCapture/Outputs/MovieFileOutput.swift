@@ -186,10 +186,24 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         let sink = order.sink
         if order.end.isNumeric { sink.writer.endSession(atSourceTime: order.end) }
         if order.mustWait {
-            let arrived = soundMayCome && sink.drained.wait(timeout: .now() + Self.audioWait) == .success
-            if !arrived, !machine.withLock({ $0.stopWaitingForAudio() }) {
+            // A late microphone (a busy machine) is waited for while its sound keeps coming,
+            // up to a few seconds; one that has stopped, for one wait.
+            var seen = machine.withLock { $0.soundWrittenWhileFinishing } ?? .invalid
+            var waits = 0
+            while true {
+                if soundMayCome, sink.drained.wait(timeout: .now() + Self.audioWait) == .success { break }
+                waits += 1
+                let giveUp = machine.withLock { machine -> Bool? in
+                    if soundMayCome, waits < 12, let written = machine.soundWrittenWhileFinishing, written != seen {
+                        seen = written
+                        return nil
+                    }
+                    return machine.stopWaitingForAudio()
+                }
+                guard let giveUp else { continue }
                 // An append is under way; its end wakes us.
-                sink.drained.wait()
+                if !giveUp { sink.drained.wait() }
+                break
             }
         }
         var (outcome, _) = machine.withLock { $0.finished() }

@@ -288,6 +288,13 @@ struct RecordingStateMachine<Sink> {
         return FinishOrder(sink: recording.sink, end: recording.end, mustWait: recording.finisherWaiting)
     }
 
+    /// How far the sound of a recording being finished has been written (to tell a
+    /// microphone that is late from one that has stopped).
+    var soundWrittenWhileFinishing: MediaTime? {
+        if case .finishing(let recording, _) = state { return recording.audioEnd }
+        return nil
+    }
+
     /// The finisher waited long enough for the sound (a microphone that stopped): later sound
     /// is dropped. True when it may go on now; false when an append is still under way (its
     /// end wakes the finisher).

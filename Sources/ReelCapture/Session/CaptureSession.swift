@@ -75,7 +75,7 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// Whether the caller is on this session's video, audio or notification queue.
-    private var isOnFrameQueue: Bool { DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) }
+    private var isOnOwnQueue: Bool { DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) }
 
     // MARK: - Configuration
 
@@ -255,7 +255,7 @@ public final class CaptureSession: @unchecked Sendable {
     public func stopRunning() {
         guard let timers = state.withLock({ $0.stop() }) else { return }
         for timer in timers { timer.cancel() }
-        let waits = !isOnFrameQueue
+        let waits = !isOnOwnQueue
         if waits {
             videoQueue.sync {}
             audioQueue.sync {}
