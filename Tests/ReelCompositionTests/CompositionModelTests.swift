@@ -46,6 +46,21 @@ import Testing
         try video.validate(for: composition)
     }
 
+    /// A 29.97 fps clip renders on its own grid (1001/30000 s), not at 30 fps: at 30 fps each
+    /// picture showed up to a frame late (the flash at 0.5005 s at 0.5333 s, 32.8 ms after its click).
+    @Test func aNTSCClipRendersOnItsOwnFrameGrid() throws {
+        let kind = FlashClick(rate: (30000, 1001), sampleRate: 44100)
+        let url = directory.appendingPathComponent("ntsc.mp4")
+        try kind.write(to: url)
+        let sequence = try ClipSequence(clips: [ClipSequence.Clip(pictureOf: try Asset(url: url))])
+        #expect(sequence.videoComposition.frameDuration == MediaTime(value: 1001, timescale: 30000))
+        let out = directory.appendingPathComponent("ntsc-out.mp4")
+        try sequence.exportSession(preset: .mediumQuality, to: out, fileType: .mp4).exportSynchronously()
+        let verdict = SyncMeter.judge(try SyncMeter.measure(out), expected: kind.events, duration: kind.pictureSeconds)
+        #expect(verdict.failures().isEmpty, "\(verdict)")
+        #expect(verdict.worstPlacement < 0.001 && verdict.worstOffset < 0.001, "\(verdict)")
+    }
+
     @Test func removeAndScaleAreExact() throws {
         let composition = MutableComposition()
         let track = try #require(composition.addMutableTrack(withMediaType: .video))

@@ -54,7 +54,8 @@ import Testing
 
     /// Events of `count` clips merged with `transition` seconds of overlap.
     private func merged(_ kind: FlashClick, count: Int, transition: Double) -> (events: [Double], duration: Double) {
-        let step = Double(kind.seconds) - transition
+        // A merge clip lasts as long as its picture (3.003 s for 3 s at 29.97 fps).
+        let step = kind.pictureSeconds - transition
         let events = (0..<count).flatMap { index in kind.events.map { Double(index) * step + $0 } }
         return (events, Double(count) * step + transition)
     }
@@ -86,34 +87,23 @@ import Testing
         let source = try clip(kind)
         let out = directory.appendingPathComponent("merge-kind.mp4")
         let expected = merged(kind, count: 3, transition: 0.4)
-        // A variable-rate source's frames are rendered at the merge's rate, and a 29.97 fps one at
-        // 30 fps (the merge's rate today): the flash lands on the next output frame.
-        let run = { () throws -> Void in
-            try judge("merge 3 \(kind)", ["merge", source.path, source.path, source.path, "-o", out.path, "--transition", "dissolve:0.4"],
-                      output: out, events: expected.events, duration: expected.duration,
-                      frameTolerant: kind.variableRate || kind.rateDenominator != 1)
-        }
-        if kind.rateDenominator != 1 {
-            // Known bug (issue 14, "last frame overruns", branch timestretch): rendered at 30 fps, the
-            // last picture runs 24 ms past the sound, and the export check refuses the file.
-            withKnownIssue("the last frame overruns the end at 29.97 fps (timestretch)", isIntermittent: true) { try run() }
-        } else {
-            try run()
-        }
+        // A variable-rate source's frames are rendered at the merge's rate; at 29.97 fps the 0.4 s
+        // overlaps are no whole number of frames, so the later clips' frames fall between output
+        // frames: the flash lands on the next output frame.
+        try judge("merge 3 \(kind)", ["merge", source.path, source.path, source.path, "-o", out.path, "--transition", "dissolve:0.4"],
+                  output: out, events: expected.events, duration: expected.duration,
+                  frameTolerant: kind.variableRate || kind.rateDenominator != 1)
     }
 
-    /// Known bug (issue 14, "clip length from picture", branch timestretch): a clip whose
-    /// sound outlasts its picture lengthens a merge by the excess.
+    /// A clip whose sound outlasts its picture lasts as long as its picture in a merge (it
+    /// lengthened the merge by the excess before clip lengths came from the picture).
     @Test func mergeOfClipsWhoseSoundOutlastsThePicture() throws {
         let kind = FlashClick(soundExtra: 0.5)
         let source = try clip(kind)
         let out = directory.appendingPathComponent("merge-long-sound.mp4")
         let expected = merged(kind, count: 3, transition: 0.4)
-        withKnownIssue("a clip's sound longer than its picture lengthens the merge (timestretch: clip length from picture)",
-                       isIntermittent: true) {
-            try judge("merge 3 \(kind)", ["merge", source.path, source.path, source.path, "-o", out.path, "--transition", "dissolve:0.4"],
-                      output: out, events: expected.events, duration: expected.duration)
-        }
+        try judge("merge 3 \(kind)", ["merge", source.path, source.path, source.path, "-o", out.path, "--transition", "dissolve:0.4"],
+                  output: out, events: expected.events, duration: expected.duration)
     }
 
     @Test(arguments: SyncSuite.full ? [2, 10, 30, 60] : [2, 12])

@@ -35,6 +35,11 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
 
     public var frameRate: Double { variableRate ? 50 : Double(rateNumerator) / Double(rateDenominator) }
     public var frameDuration: Double { 1 / frameRate }
+    /// The picture's length in seconds: whole frames, so 3.003 s for 3 s at 29.97 fps (90 frames).
+    public var pictureSeconds: Double {
+        let rate = variableRate ? 50 : frameRate
+        return (Double(seconds) * rate).rounded() / rate
+    }
 
     /// The picture times of the flashes (the first frame at or after `k + phase`), where the clicks start too.
     public var events: [Double] {

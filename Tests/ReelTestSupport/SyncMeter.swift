@@ -100,9 +100,13 @@ public enum SyncMeter {
             let intervals = zip(times.sorted().dropFirst(), times.sorted()).map { ($0 - $1) }
             result.frameDuration = mostCommon(intervals) ?? durations.first ?? 0.04
             result.videoStart = times.min() ?? 0
-            // The last frame lasts its own duration when the file says it, else a typical frame.
+            // The last frame lasts its own duration when the file says it, else a typical frame;
+            // a player stops it where the container's edit list ends the track (an MP4 export
+            // stores its last picture whole and cuts it there).
             let lastDuration = durations.last ?? result.frameDuration
-            result.videoEnd = (times.max() ?? 0) + lastDuration
+            let last = (times.max() ?? 0) + lastDuration
+            let presented = track.timeRange.end
+            result.videoEnd = presented.isNumeric && presented.seconds > (times.max() ?? 0) ? min(last, presented.seconds) : last
         }
         if let track = asset.tracks(withMediaType: .audio).first {
             let reader = try AssetReader(asset: asset)

@@ -65,12 +65,20 @@ public struct VideoComposition: Sendable {
                   instructions: instructions)
     }
 
-    /// 1/25 s for 24.88 fps, 1001/30000 s for 29.97: whole rates where the rate is close to one.
+    /// 1001/30000 s for 29.97, 1/25 s for 24.88 fps: an NTSC rate (N/1.001) when the rate is
+    /// one to within 0.002, else a whole rate where the rate is close to one.
+    ///
+    /// The NTSC test comes first: 29.97 is within 0.15 of 30 too, and a 29.97 fps clip
+    /// rendered at 30 fps showed each picture up to a frame late (a flash at 0.5005 s came
+    /// out at 0.5333 s) and ended its picture on a different grid from its sound.
     static func frameDuration(forRate rate: Double) -> MediaTime {
         guard rate.isFinite, rate >= 1, rate <= 1000 else { return MediaTime(value: 1, timescale: 30) }
+        let ntsc = (rate * 1.001).rounded()
+        if abs(rate - ntsc / 1.001) < 0.002, ntsc * 1000 <= Double(Int32.max) {
+            return MediaTime(value: 1001, timescale: Int32(ntsc * 1000))
+        }
         let whole = rate.rounded()
         if abs(rate - whole) < 0.15 { return MediaTime(value: 1, timescale: Int32(whole)) }
-        let ntsc = (rate * 1.001).rounded()
         if abs(rate - ntsc / 1.001) < 0.01 { return MediaTime(value: 1001, timescale: Int32(ntsc * 1000)) }
         return MediaTime(seconds: 1 / rate, preferredTimescale: 90000)
     }
