@@ -41,7 +41,7 @@ demo: deps build
 # The sync table (scripts/sync-bench.sh) needs the suite's judge, and the whole sync suite runs here.
 bench: deps build
 	$(SWIFT) build -c release --product reel-sync-meter
-	@scripts/bench.sh $(RELEASE_BIN) $(CLIPS)
+	@scripts/bench.sh $(RELEASE_BIN) $(CLIPS) .build/release/reel-sync-meter
 	@scripts/sync-bench.sh $(RELEASE_BIN) .build/release/reel-sync-meter
 	$(SWIFT) build --build-tests
 	REEL_SYNC_FULL=1 $(SWIFT) test --skip-build --filter SyncSuiteTests

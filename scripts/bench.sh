@@ -2,7 +2,7 @@
 # make bench: Reel beside its outside reference on the same work, in one run.
 # Each job runs 5 times; the median wall time is reported with the ratio.
 set -euo pipefail
-reel=${1:?reel binary}; clips=${2:?clip dir}
+reel=${1:?reel binary}; clips=${2:?clip dir}; meter=${3:-}  # reel-sync-meter, for the pitch-kept speed rows
 # Absolute, for the concat list: ffmpeg reads the paths in it relative to the list's folder.
 clips=$(cd "$clips" 2>/dev/null && pwd) || { echo "bench: $2 is absent; the benchmarks run on the seed clips" >&2; exit 1; }
 runs=${BENCH_RUNS:-5}
@@ -123,28 +123,33 @@ for size in 1280x720 1920x1080; do
 done
 
 # Pitch-kept speed changes, Reel beside the ffmpeg CLI (setpts and atempo, libx264
-# ultrafast) on flash-and-click clips (a white frame and a 10 ms click every second):
-# where each click lands against where the picture puts it (second k at k / rate), how
-# many are lost, and whether the sound lasts as long as the picture.
-scripts_dir=$(cd "$(dirname "$0")" && pwd)
-flash_click() { # SECONDS OUT
-  ffmpeg -nostdin -y -v error \
-    -f lavfi -i "color=c=black:s=160x90:r=25:d=$1,geq=lum='if(lt(mod(T\,1)\,0.02)\,235\,30)':cb=128:cr=128" \
-    -f lavfi -i "aevalsrc='if(lt(mod(t\,1)\,0.01)\,0.9*sin(2*PI*1000*t)\,0)':s=48000:d=$1" \
-    -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac "$2"
-}
-atempo_chain() { awk -v r="$1" 'BEGIN { s = ""; while (r < 0.5) { s = s "atempo=0.5,"; r /= 0.5 } printf "%satempo=%.10g", s, r }'; }
-flash_click 20 "$work/fc20.mp4"
-flash_click 4 "$work/fc4.mp4"
-for rate in 0.0625 0.25 0.5 2 3 5 16; do
-  if [[ $rate == 0.0625 ]]; then src="$work/fc4.mp4"; n=4; else src="$work/fc20.mp4"; n=20; fi
-  "$reel" speed "$src" --rate "$rate" --preset 640x480 -o "$work/sync-reel-$rate.mp4" >/dev/null 2>&1
-  ffmpeg -nostdin -y -v error -i "$src" -filter:v "setpts=PTS/$rate" -filter:a "$(atempo_chain "$rate")" \
-    -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac "$work/sync-ffmpeg-$rate.mp4"
-  printf 'pitch-kept speed %-6s reel   %s\n' "$rate" "$(python3 "$scripts_dir/click-offsets.py" "$work/sync-reel-$rate.mp4" "$rate" "$n")"
-  if [[ $rate == 0.* ]]; then # the default slow-down: frames copied with stretched timestamps
-    "$reel" speed "$src" --rate "$rate" -o "$work/sync-copy-$rate.mp4" >/dev/null 2>&1
-    printf 'pitch-kept speed %-6s copy   %s\n' "$rate" "$(python3 "$scripts_dir/click-offsets.py" "$work/sync-copy-$rate.mp4" "$rate" "$n")"
-  fi
-  printf 'pitch-kept speed %-6s atempo %s\n' "$rate" "$(python3 "$scripts_dir/click-offsets.py" "$work/sync-ffmpeg-$rate.mp4" "$rate" "$n")"
-done
+# ultrafast) on the sync suite's flash-and-click clips (`reel-sync-meter make`: a flash and a
+# 10 ms click each second; at a speed-up by r the flash lasts r frames, so the output's frame
+# grid can show it), judged by `reel-sync-meter judge` (the suite's SyncMeter, from decoded
+# frames and samples): click-flash offsets, the flash's placement against where the picture
+# puts it, events lost (flashes, clicks), the picture's length and where the sound ends.
+if [[ -n $meter ]]; then
+  atempo_chain() { awk -v r="$1" 'BEGIN { s = ""; while (r < 0.5) { s = s "atempo=0.5,"; r /= 0.5 } printf "%satempo=%.10g", s, r }'; }
+  for rate in 0.0625 0.25 0.5 2 3 5 16; do
+    if [[ $rate == 0.0625 ]]; then seconds=4; else seconds=20; fi
+    flash=$(awk -v r="$rate" 'BEGIN { f = int(r); if (f < r) f++; print (f < 1 ? 1 : f) }')
+    ev=$("$meter" make "$work/fc.mp4" --seconds "$seconds" --flash "$flash")
+    e=$(awk -v e="$ev" -v r="$rate" 'BEGIN { k = split(e, a, ","); out = "";
+      for (j = 1; j <= k; j++) out = out (j > 1 ? "," : "") sprintf("%.6f", a[j] / r); print out }')
+    d=$(awk -v s="$seconds" -v r="$rate" 'BEGIN { printf "%.6f", s / r }')
+    judge=(--events "$e" --duration "$d" --frame-tolerant)
+    [[ $(awk -v r="$rate" 'BEGIN { print (r > 2) }') == 1 ]] && judge+=(--loss-allowed)
+    "$reel" speed "$work/fc.mp4" --rate "$rate" --preset 640x480 -o "$work/sync-reel-$rate.mp4" >/dev/null 2>&1
+    ffmpeg -nostdin -y -v error -i "$work/fc.mp4" -filter:v "setpts=PTS/$rate" -filter:a "$(atempo_chain "$rate")" \
+      -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac "$work/sync-ffmpeg-$rate.mp4"
+    printf 'pitch-kept speed %-6s reel   %s\n' "$rate" "$("$meter" judge "$work/sync-reel-$rate.mp4" "${judge[@]}" | tr '\n' ' ')"
+    if [[ $rate == 0.* ]]; then # the default slow-down: frames copied with stretched timestamps
+      "$reel" speed "$work/fc.mp4" --rate "$rate" -o "$work/sync-copy-$rate.mp4" >/dev/null 2>&1
+      printf 'pitch-kept speed %-6s copy   %s\n' "$rate" "$("$meter" judge "$work/sync-copy-$rate.mp4" "${judge[@]}" | tr '\n' ' ')"
+    fi
+    printf 'pitch-kept speed %-6s atempo %s\n' "$rate" "$("$meter" judge "$work/sync-ffmpeg-$rate.mp4" "${judge[@]}" | tr '\n' ' ')"
+    rm -f "$work/fc.mp4" "$work"/sync-*
+  done
+else
+  echo "bench: the pitch-kept speed rows need reel-sync-meter (make bench builds it)" >&2
+fi

@@ -106,8 +106,12 @@ for n in 2 5 60; do
   rm -f "$work/r.mp4" "$work/f.mp4"
 done
 
-ev4=$("$meter" make "$work/c4.mp4" --seconds 4); src4="$work/c4.mp4"
+src4="$work/c4.mp4"
 for rate in 0.0625 0.25 0.5 2 3 5 16; do
+  # At a speed-up by r the flash lasts r frames (as in the sync suite): a one-frame flash falls
+  # between output frames for every other event at 2x, for Reel and the ffmpeg CLI alike.
+  flash=$(awk -v r="$rate" 'BEGIN { f = int(r); if (f < r) f++; print (f < 1 ? 1 : f) }')
+  ev4=$("$meter" make "$src4" --seconds 4 --flash "$flash")
   loss=(); [[ $(calc "$rate > 2") == 1.000000 ]] && loss=(--loss-allowed)
   e=$(scaled "$ev4" 0 4 "$rate" 0); d=$(calc "4 / $rate")
   run "$reel" speed "$src4" --rate "$rate" -o "$work/r.mp4"

@@ -3,9 +3,9 @@ import ReelTestSupport
 import Testing
 
 /// Pitch-kept speed changes, exact ends and clip lengths, judged as a viewer would: on
-/// flash-and-click clips (a white frame and a 10 ms click every second), through the built
-/// `reel`, with clicks found in the decoded sound, flashes in the decoded frames and
-/// durations from ffprobe.
+/// flash-and-click clips (``FlashClick``, the sync suite's: a white frame and a 10 ms click
+/// at each whole second), through the built `reel`, with clicks found in the decoded sound
+/// and flashes in the decoded frames (``SyncMeter``) and durations from ffprobe.
 @Suite struct TimeStretchTests {
     let directory: URL
 
@@ -22,6 +22,13 @@ import Testing
         #expect(result.status == 0, "reel \(arguments.joined(separator: " ")): \(result.standardError)")
     }
 
+    /// A flash-and-click clip with its events at whole seconds (0, 1, 2…), written as `name`.
+    private func flashClick(seconds: Int, fps: Int = 25, extraSound: Double = 0, name: String) throws -> URL {
+        let url = directory.appendingPathComponent(name)
+        try FlashClick(rate: (fps, 1), seconds: seconds, soundExtra: extraSound, phase: 0).write(to: url)
+        return url
+    }
+
     private func streamDurations(_ url: URL) throws -> (video: Double, audio: Double) {
         let probe = try FFprobe.probe(url)
         return (probe.streams(ofType: "video").first?.duration ?? -1, probe.streams(ofType: "audio").first?.duration ?? -1)
@@ -31,14 +38,14 @@ import Testing
     /// none lost, the sound as long as the picture.
     @Test(arguments: [1.0 / 16, 0.25, 0.5])
     func slowDownsKeepEveryClickUnderItsFlash(rate: Double) throws {
-        let clip = try FlashAndClick.clip(in: directory, seconds: 4, name: "slow-source-\(rate).mp4")
+        let clip = try flashClick(seconds: 4, name: "slow-source-\(rate).mp4")
         let out = directory.appendingPathComponent("slow-\(rate).mp4")
         try run(["speed", clip.path, "--rate", "\(rate)", "-o", out.path])
         let expected = (0..<4).map { Double($0) / rate }
-        let clicks = try FlashAndClick.match(try FlashAndClick.clicks(in: out, gap: 0.03), expected: expected, window: 0.5)
+        let clicks = SyncMeter.match(try SyncMeter.measure(out).clicks, expected: expected, window: 0.5)
         #expect(clicks.lost == 0, "rate \(rate): lost \(clicks.lost) of 4 clicks")
         #expect(clicks.offsets.allSatisfy { abs($0) <= 0.02 }, "rate \(rate): click offsets \(clicks.offsets) s")
-        let flashes = try FlashAndClick.match(try FlashAndClick.flashes(in: out), expected: expected, window: 0.5)
+        let flashes = SyncMeter.match(try SyncMeter.measure(out).flashes, expected: expected, window: 0.5)
         #expect(flashes.lost == 0 && flashes.offsets.allSatisfy { abs($0) <= 0.02 }, "rate \(rate): flashes \(flashes)")
         let (video, audio) = try streamDurations(out)
         #expect(abs(video - 4 / rate) <= 0.002, "rate \(rate): video lasts \(video) s, not \(4 / rate)")
@@ -49,15 +56,15 @@ import Testing
     /// CLI's atempo loses some, and end the picture with the sound.
     @Test(arguments: [2.0, 3, 5, 16])
     func speedUpsKeepEveryClickAtItsTime(rate: Double) throws {
-        let clip = try FlashAndClick.clip(in: directory, seconds: 20, name: "fast-source-\(rate).mp4")
+        let clip = try flashClick(seconds: 20, name: "fast-source-\(rate).mp4")
         let out = directory.appendingPathComponent("fast-\(rate).mp4")
         try run(["speed", clip.path, "--rate", "\(rate)", "--preset", "640x480", "-o", out.path])
         let expected = (0..<20).map { Double($0) / rate }
         let window = 0.45 / rate
-        let clicks = try FlashAndClick.match(try FlashAndClick.clicks(in: out, gap: 0.03), expected: expected, window: window)
+        let clicks = SyncMeter.match(try SyncMeter.measure(out).clicks, expected: expected, window: window)
         let reference = directory.appendingPathComponent("atempo-\(rate).m4a")
-        try FlashAndClick.atempo(clip, rate: rate, to: reference)
-        let atempo = try FlashAndClick.match(try FlashAndClick.clicks(in: reference, gap: 0.03), expected: expected, window: window)
+        try SyncMeter.atempo(clip, rate: rate, to: reference)
+        let atempo = SyncMeter.match(try SyncMeter.measure(reference).clicks, expected: expected, window: window)
         #expect(clicks.lost <= atempo.lost, "rate \(rate): Reel lost \(clicks.lost) of 20 clicks, atempo \(atempo.lost)")
         #expect(clicks.lost == 0, "rate \(rate): lost \(clicks.lost) of 20 clicks (atempo lost \(atempo.lost))")
         #expect(clicks.offsets.allSatisfy { abs($0) <= 0.02 }, "rate \(rate): click offsets \(clicks.offsets) s")
@@ -69,7 +76,7 @@ import Testing
     /// A composition with a clip at every speed from 1/16 to 16: each clip exactly as long
     /// as its speed makes it, every click at its picture's time, the sound ending with the picture.
     @Test func composeAtEverySpeedKeepsClicksAndDurations() throws {
-        let clip = try FlashAndClick.clip(in: directory, seconds: 4, name: "speeds-source.mp4")
+        let clip = try flashClick(seconds: 4, name: "speeds-source.mp4")
         let speeds = [1.0 / 16, 0.25, 0.5, 2, 3, 5, 16]
         let clips = speeds.map { "{ \"file\": \"\(clip.lastPathComponent)\", \"speed\": \($0) }" }.joined(separator: ", ")
         let spec = directory.appendingPathComponent("speeds.json")
@@ -82,7 +89,7 @@ import Testing
             expected += (0..<4).map { start + Double($0) / speed }
             start += 4 / speed
         }
-        let clicks = try FlashAndClick.match(try FlashAndClick.clicks(in: out, gap: 0.03), expected: expected, window: 0.03)
+        let clicks = SyncMeter.match(try SyncMeter.measure(out).clicks, expected: expected, window: 0.03)
         #expect(clicks.lost == 0, "lost \(clicks.lost) of \(expected.count) clicks")
         #expect(clicks.offsets.allSatisfy { abs($0) <= 0.02 }, "click offsets \(clicks.offsets) s")
         let (video, audio) = try streamDurations(out)
@@ -93,7 +100,7 @@ import Testing
     /// Ranges that start and end between clicks and frames, at four speeds: every click
     /// at its picture's time.
     @Test func composeWithUnalignedRangesKeepsClicks() throws {
-        let clip = try FlashAndClick.clip(in: directory, seconds: 4, name: "unaligned-source.mp4")
+        let clip = try flashClick(seconds: 4, name: "unaligned-source.mp4")
         let parts: [(start: Double, end: Double, speed: Double)] = [(0.37, 3.91, 3), (1.13, 4, 0.5), (0.5, 4, 0.25), (0, 4, 5)]
         let clips = parts.map {
             "{ \"file\": \"\(clip.lastPathComponent)\", \"range\": { \"start\": \($0.start), \"end\": \($0.end) }, \"speed\": \($0.speed) }"
@@ -109,7 +116,7 @@ import Testing
                 .map { start + ($0 - part.start) / part.speed }
             start += (part.end - part.start) / part.speed
         }
-        let clicks = try FlashAndClick.match(try FlashAndClick.clicks(in: out, gap: 0.03), expected: expected, window: 0.05)
+        let clicks = SyncMeter.match(try SyncMeter.measure(out).clicks, expected: expected, window: 0.05)
         #expect(clicks.lost == 0, "lost \(clicks.lost) of \(expected.count) clicks")
         #expect(clicks.offsets.allSatisfy { abs($0) <= 0.02 }, "click offsets \(clicks.offsets) s")
         let (video, audio) = try streamDurations(out)
@@ -120,7 +127,7 @@ import Testing
     /// the speed was kept to a thousandth, 0.063).
     @Test(arguments: [1, 2])
     func sixteenTimesSlowerIsExact(seconds: Int) throws {
-        let clip = try FlashAndClick.clip(in: directory, seconds: seconds, name: "slow16-source-\(seconds).mp4")
+        let clip = try flashClick(seconds: seconds, name: "slow16-source-\(seconds).mp4")
         let spec = directory.appendingPathComponent("slow16-\(seconds).json")
         try Data("{ \"preset\": \"640x480\", \"clips\": [ { \"file\": \"\(clip.lastPathComponent)\", \"speed\": 0.0625 } ] }".utf8)
             .write(to: spec)
@@ -134,7 +141,7 @@ import Testing
     /// Where the end falls between two frames (10 fps sped up 7 times: 3 s → 0.4286 s), the
     /// last picture lasts until the end and no longer (it lasted a whole frame, to 0.5 s).
     @Test func lastPictureEndsWithTheSound() throws {
-        let clip = try FlashAndClick.clip(in: directory, seconds: 3, fps: 10, name: "ten-fps.mp4")
+        let clip = try flashClick(seconds: 3, fps: 10, name: "ten-fps.mp4")
         let out = directory.appendingPathComponent("ten-fps-x7.mp4")
         try run(["speed", clip.path, "--rate", "7", "--preset", "640x480", "-o", out.path])
         let (video, audio) = try streamDurations(out)
@@ -147,7 +154,7 @@ import Testing
     /// track, as AVFoundation does): the last picture holds to the sound's end and no further
     /// (it lasted a whole 1/7 s frame, to 3.143 s, 93 ms after the sound).
     @Test func lowFrameRateExportEndsWithItsSound() throws {
-        let clip = try FlashAndClick.clip(in: directory, seconds: 3, fps: 7, extraSound: 0.05, name: "seven-fps.mp4")
+        let clip = try flashClick(seconds: 3, fps: 7, extraSound: 0.05, name: "seven-fps.mp4")
         let out = directory.appendingPathComponent("seven-fps-export.mp4")
         try run(["export", clip.path, "--preset", "640x480", "-o", out.path])
         let (video, audio) = try streamDurations(out)
@@ -158,23 +165,23 @@ import Testing
     /// In `reel merge` a clip lasts as long as its picture: a sound 0.5 s longer is cut, so
     /// the next clip (and its click) starts when the picture ends, with no frozen frames.
     @Test func mergeCutsASoundLongerThanItsPicture() throws {
-        let long = try FlashAndClick.clip(in: directory, seconds: 2, extraSound: 0.5, name: "merge-long-sound.mp4")
-        let plain = try FlashAndClick.clip(in: directory, seconds: 2, name: "merge-plain.mp4")
+        let long = try flashClick(seconds: 2, extraSound: 0.5, name: "merge-long-sound.mp4")
+        let plain = try flashClick(seconds: 2, name: "merge-plain.mp4")
         let out = directory.appendingPathComponent("merged-long-sound.mp4")
         try run(["merge", long.path, plain.path, "--preset", "640x480", "-o", out.path])
         #expect(try FFprobe.countFrames(out) == 100)
         let (video, audio) = try streamDurations(out)
         #expect(abs(video - 4) <= 0.001, "video lasts \(video) s, not 4")
         #expect(abs(audio - video) <= audioFrame, "sound \(audio) s, picture \(video) s")
-        let clicks = try FlashAndClick.match(try FlashAndClick.clicks(in: out, gap: 0.3), expected: [0, 1, 2, 3], window: 0.1)
+        let clicks = SyncMeter.match(try SyncMeter.measure(out).clicks, expected: [0, 1, 2, 3], window: 0.1)
         #expect(clicks.lost == 0 && clicks.offsets.allSatisfy { abs($0) <= 0.02 }, "\(clicks)")
-        let flashes = try FlashAndClick.match(try FlashAndClick.flashes(in: out), expected: [0, 1, 2, 3], window: 0.1)
+        let flashes = SyncMeter.match(try SyncMeter.measure(out).flashes, expected: [0, 1, 2, 3], window: 0.1)
         #expect(flashes.lost == 0 && flashes.offsets.allSatisfy { abs($0) <= 0.001 }, "\(flashes)")
     }
 
     /// A spec clip without a range is as long as its picture too.
     @Test func specClipWithoutRangeLastsAsLongAsItsPicture() throws {
-        let long = try FlashAndClick.clip(in: directory, seconds: 2, extraSound: 0.5, name: "spec-long-sound.mp4")
+        let long = try flashClick(seconds: 2, extraSound: 0.5, name: "spec-long-sound.mp4")
         let spec = directory.appendingPathComponent("long-sound.json")
         try Data("{ \"preset\": \"640x480\", \"clips\": [ { \"file\": \"spec-long-sound.mp4\" }, { \"file\": \"spec-long-sound.mp4\" } ] }".utf8)
             .write(to: spec)

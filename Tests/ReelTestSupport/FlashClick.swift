@@ -20,9 +20,14 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
     public var variableRate: Bool
     /// Where in each second the flash falls (0.5: at 0.5 s, 1.5 s…).
     public var phase: Double
+    /// How many frames each flash lasts (1: one frame). A speed-up by `r` shows one source
+    /// frame in `r`, so a one-frame flash falls between output frames half the time at 2x and
+    /// no picture can show it; the speed cases use flashes of `r` frames, whose onset still
+    /// marks the event.
+    public var flashFrames: Int
 
     public init(rate: (Int, Int) = (25, 1), sampleRate: Int = 48000, seconds: Int = 3, soundDelay: Double = 0,
-                soundExtra: Double = 0, variableRate: Bool = false, phase: Double = 0.5) {
+                soundExtra: Double = 0, variableRate: Bool = false, phase: Double = 0.5, flashFrames: Int = 1) {
         rateNumerator = rate.0
         rateDenominator = rate.1
         self.sampleRate = sampleRate
@@ -31,6 +36,7 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
         self.soundExtra = soundExtra
         self.variableRate = variableRate
         self.phase = phase
+        self.flashFrames = max(1, min(flashFrames, 25))
     }
 
     public var frameRate: Double { variableRate ? 50 : Double(rateNumerator) / Double(rateDenominator) }
@@ -56,6 +62,7 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
         text += " \(sampleRate / 1000).\(sampleRate % 1000 / 100)k"
         if soundDelay > 0 { text += " late\(soundDelay)" }
         if soundExtra > 0 { text += " long\(soundExtra)" }
+        if flashFrames > 1 { text += " flash\(flashFrames)" }
         return text
     }
 
@@ -72,7 +79,10 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
         // Pictures: for a variable rate, made at 50 fps and thinned below (flash frames kept).
         let rate = variableRate ? 50 : frameRate
         let frameCount = Int((Double(seconds) * rate).rounded())
-        let flashFrames = Set(events.map { Int(($0 * rate).rounded()) })
+        let flashFrames = Set(events.flatMap { event in
+            let first = Int((event * rate).rounded())
+            return first..<(first + self.flashFrames)
+        })
         let frameSize = 160 * 90
         var frames = [UInt8](repeating: 30, count: frameCount * frameSize)
         for frame in flashFrames where frame >= 0 && frame < frameCount {

@@ -28,6 +28,14 @@ public struct SyncVerdict: Sendable, CustomStringConvertible {
     public var placements: [Double]
     /// Expected events without a flash or without a click near them.
     public var lost: Int
+    /// Expected events without a flash near them (the picture never shows the flash).
+    public var lostFlashes: Int
+    /// Expected events without a click near them (the sound lost it).
+    public var lostClicks: Int
+    /// Of the lost flashes, those of events less than two output frames from the next or
+    /// previous event (at 16x a second of source is 1.6 frames of 25 fps output): no frame
+    /// grid can show them as separate flashes, so only their clicks can be judged.
+    public var unresolvableFlashes: Int
     public var expected: Int
     /// The picture's length minus the expected length, in seconds.
     public var durationError: Double
@@ -41,13 +49,25 @@ public struct SyncVerdict: Sendable, CustomStringConvertible {
     public var worstPlacement: Double { placements.map(abs).max() ?? 0 }
 
     /// The suite's criteria: offsets within 20 ms (or one output frame, `frameTolerant`), no
-    /// event lost unless `lossAllowed`, the picture's length within one frame, the sound
-    /// ending with the picture within one audio frame. The failures, in words (empty: passed).
+    /// event lost, the picture's length within one frame, the sound ending with the picture
+    /// within one audio frame. The failures, in words (empty: passed).
+    ///
+    /// `lossAllowed` (speeds above 2) forgives lost clicks, which a pitch-kept stretch may
+    /// merge (the "no more than atempo" is read from the table), and the flashes of
+    /// events too close together for any frame grid to separate (``unresolvableFlashes``);
+    /// any other lost flash is a failure, so the clips must show their flashes long enough
+    /// for the output's frame grid to catch them (``FlashClick/flashFrames``).
     public func failures(frameTolerant: Bool = false, lossAllowed: Bool = false) -> [String] {
         var problems: [String] = []
         let limit = frameTolerant ? max(0.020, frameDuration) : 0.020
         if worstOffset > limit + 1e-4 { problems.append(String(format: "click-flash offset %.1f ms > %.1f ms", worstOffset * 1000, limit * 1000)) }
-        if !lossAllowed, lost > 0 { problems.append("\(lost) of \(expected) events lost") }
+        if lossAllowed {
+            if lostFlashes > unresolvableFlashes {
+                problems.append("\(lostFlashes - unresolvableFlashes) of \(expected) flashes lost where the frames could show them")
+            }
+        } else if lost > 0 {
+            problems.append("\(lost) of \(expected) events lost (\(lostFlashes) flashes, \(lostClicks) clicks)")
+        }
         if abs(durationError) > frameDuration + 1e-4 {
             problems.append(String(format: "video length off by %.1f ms (> one frame, %.1f ms)", durationError * 1000, frameDuration * 1000))
         }
@@ -60,8 +80,9 @@ public struct SyncVerdict: Sendable, CustomStringConvertible {
 
     /// `offset worst/mean ms, lost n/m, length error ms, end gap ms`.
     public var description: String {
-        String(format: "offset max %5.1f mean %+5.1f ms, place max %5.1f ms, lost %d/%d, length %+6.1f ms, audio end %+6.1f ms",
-               worstOffset * 1000, meanOffset * 1000, worstPlacement * 1000, lost, expected, durationError * 1000, endGap * 1000)
+        String(format: "offset max %5.1f mean %+5.1f ms, place max %5.1f ms, lost %d/%d (flash %d, click %d), length %+6.1f ms, audio end %+6.1f ms",
+               worstOffset * 1000, meanOffset * 1000, worstPlacement * 1000, lost, expected, lostFlashes, lostClicks,
+               durationError * 1000, endGap * 1000)
     }
 }
 
@@ -146,11 +167,19 @@ public enum SyncMeter {
         let spacing = zip(expected.dropFirst(), expected).map { $0 - $1 }.min() ?? 1
         let reach = window ?? min(0.15, spacing / 3)
         var offsets: [Double] = [], placements: [Double] = []
-        var lost = 0
-        for event in expected {
-            let flash = nearest(event, in: measurement.flashes)
-            let click = nearest(event, in: measurement.clicks)
-            guard let flash, let click, abs(flash - event) <= reach, abs(click - event) <= reach else {
+        var lost = 0, lostFlashes = 0, lostClicks = 0, unresolvable = 0
+        for (index, event) in expected.enumerated() {
+            let flash = nearest(event, in: measurement.flashes).flatMap { abs($0 - event) <= reach ? $0 : nil }
+            let click = nearest(event, in: measurement.clicks).flatMap { abs($0 - event) <= reach ? $0 : nil }
+            if flash == nil {
+                lostFlashes += 1
+                let neighbours = [index > 0 ? expected[index - 1] : nil, index + 1 < expected.count ? expected[index + 1] : nil]
+                if neighbours.contains(where: { $0.map { abs($0 - event) < 2 * measurement.frameDuration } ?? false }) {
+                    unresolvable += 1
+                }
+            }
+            if click == nil { lostClicks += 1 }
+            guard let flash, let click else {
                 lost += 1
                 continue
             }
@@ -158,10 +187,41 @@ public enum SyncMeter {
             placements.append(flash - event)
         }
         let audioFrame = 1024.0 / Double(measurement.sampleRate)
-        return SyncVerdict(offsets: offsets, placements: placements, lost: lost, expected: expected.count,
+        return SyncVerdict(offsets: offsets, placements: placements, lost: lost, lostFlashes: lostFlashes,
+                           lostClicks: lostClicks, unresolvableFlashes: unresolvable, expected: expected.count,
                            durationError: (measurement.videoEnd - measurement.videoStart) - duration,
                            endGap: measurement.audioEnd - measurement.videoEnd,
                            frameDuration: measurement.frameDuration, audioFrame: audioFrame)
+    }
+
+    /// How found times (``SyncMeasurement/flashes`` or ``SyncMeasurement/clicks``) sit against
+    /// where they belong: for each expected time, the nearest found one within `window`
+    /// seconds (its offset in seconds, found minus expected), or a lost one. For judging the
+    /// sound or the picture alone, where ``judge(_:expected:duration:window:)`` pairs them.
+    public static func match(_ found: [Double], expected: [Double], window: Double) -> (offsets: [Double], lost: Int) {
+        var offsets: [Double] = []
+        var lost = 0
+        for time in expected {
+            guard let near = nearest(time, in: found), abs(near - time) <= window else {
+                lost += 1
+                continue
+            }
+            offsets.append(near - time)
+        }
+        return (offsets, lost)
+    }
+
+    /// The ffmpeg CLI's pitch-kept speed change of the sound alone (`atempo`, chained within
+    /// its 0.5…100), written as AAC: the reference a pitch-kept stretch is compared with.
+    public static func atempo(_ url: URL, rate: Double, to output: URL) throws {
+        var stages: [String] = []
+        var remaining = rate
+        while remaining < 0.5 {
+            stages.append("atempo=0.5")
+            remaining /= 0.5
+        }
+        stages.append("atempo=\(remaining)")
+        try ProcessRunner.ffmpeg(["-i", url.path, "-vn", "-af", stages.joined(separator: ","), "-c:a", "aac", output.path])
     }
 
     private static func nearest(_ time: Double, in times: [Double]) -> Double? {
