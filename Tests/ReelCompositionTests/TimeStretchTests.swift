@@ -179,6 +179,20 @@ import Testing
         #expect(flashes.lost == 0 && flashes.offsets.allSatisfy { abs($0) <= 0.001 }, "\(flashes)")
     }
 
+    /// `reel speed` cuts a sound longer than its picture at the picture when speeding up, as
+    /// its slow-down and `merge` do: 4 s of picture with 4.5 s of sound at 2x lasts 2 s, 50
+    /// frames (it lasted 2.25 s, the last picture frozen for 0.25 s).
+    @Test func speedUpCutsASoundLongerThanItsPicture() throws {
+        let long = try flashClick(seconds: 4, extraSound: 0.5, name: "speed-long-sound.mp4")
+        let out = directory.appendingPathComponent("speed-long-sound-x2.mp4")
+        try run(["speed", long.path, "--rate", "2", "--preset", "640x480", "-o", out.path])
+        #expect(try FFprobe.countFrames(out) == 50)
+        let (video, audio) = try streamDurations(out)
+        #expect(abs(video - 2) <= 0.002 && abs(audio - video) <= audioFrame, "picture \(video) s, sound \(audio) s, not 2")
+        let clicks = SyncMeter.match(try SyncMeter.measure(out).clicks, expected: [0, 0.5, 1, 1.5], window: 0.1)
+        #expect(clicks.lost == 0 && clicks.offsets.allSatisfy { abs($0) <= 0.02 }, "\(clicks)")
+    }
+
     /// A spec clip without a range is as long as its picture too.
     @Test func specClipWithoutRangeLastsAsLongAsItsPicture() throws {
         let long = try flashClick(seconds: 2, extraSound: 0.5, name: "spec-long-sound.mp4")

@@ -3,6 +3,11 @@ public import ReelCore
 
 /// A clip played faster or slower: its video and first audio track in a composition,
 /// with the whole range scaled, as the seed's speed control does with `scaleTimeRange`.
+///
+/// The clip lasts as long as its picture (``ClipSequence/Clip/init(pictureOf:speed:)``), as in
+/// `reel merge`: a sound that outlasts the picture is cut there rather than adding frozen
+/// frames, at every rate (the stretched-copy slow-down already cut there; speed-ups used the
+/// longest track).
 public struct SpeedChange: Sendable {
     public let composition: MutableComposition
     public let videoComposition: VideoComposition
@@ -13,7 +18,7 @@ public struct SpeedChange: Sendable {
         guard rate.isFinite, rate >= 1.0 / 16, rate <= 16 else {
             throw ReelError(.invalidArgument, "a rate of \(rate) is outside 1/16...16", subject: "rate")
         }
-        let sequence = try ClipSequence(assets: [asset])
+        let sequence = try ClipSequence(clips: [ClipSequence.Clip(pictureOf: asset)])
         let composition = sequence.composition
         let duration = composition.duration
         // Exact for the usual rates: 5 → ×1/5, 0.25 → ×4.
