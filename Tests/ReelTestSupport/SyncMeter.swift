@@ -7,7 +7,8 @@ import ReelCore
 public struct SyncMeasurement: Sendable {
     /// Presentation times of the frames brighter than mid-grey (a flash), the first of each run.
     public var flashes: [Double] = []
-    /// Onsets of the clicks: the first sample above 0.3 after a quiet spell.
+    /// Onsets of the clicks: the first sample above 0.15 after a quiet spell (a stretched
+    /// click can come out at a third of its height).
     public var clicks: [Double] = []
     public var videoStart = 0.0
     /// The last frame's time plus its duration.
@@ -84,15 +85,16 @@ public enum SyncMeter {
                 let time = sample.presentationTime.seconds
                 times.append(time)
                 if sample.duration.isNumeric, sample.duration.seconds > 0 { durations.append(sample.duration.seconds) }
-                // The mean of a sparse grid of the luma plane: a flash is white over most of the frame.
-                var sum = 0, count = 0
+                // A flash is bright and even all across a sparse grid of the luma plane (a scene never is).
+                var lowest = 255, highest = 0
                 for y in stride(from: picture.height / 10, to: picture.height, by: max(1, picture.height / 5)) {
                     for x in stride(from: picture.width / 10, to: picture.width, by: max(1, picture.width / 5)) {
-                        sum += Int(picture.element(plane: 0, x: x, y: y)?[0] ?? 0)
-                        count += 1
+                        let value = Int(picture.element(plane: 0, x: x, y: y)?[0] ?? 0)
+                        lowest = min(lowest, value)
+                        highest = max(highest, value)
                     }
                 }
-                let bright = count > 0 && sum / count > 128
+                let bright = lowest > 160 && highest - lowest < 40
                 if bright, !wasBright { result.flashes.append(time) }
                 wasBright = bright
             }
@@ -118,7 +120,7 @@ public enum SyncMeter {
                 let start = sample.presentationTime.seconds
                 first = first ?? start
                 let values = buffer.floatSamples(channel: 0)
-                for (i, value) in values.enumerated() where abs(value) > 0.3 {
+                for (i, value) in values.enumerated() where abs(value) > 0.15 {
                     let time = start + Double(i) / rate
                     if time - lastLoud > 0.03 { result.clicks.append(time) }
                     lastLoud = time
