@@ -138,11 +138,12 @@ public enum SyncMeter {
 
     /// Judges `measurement` against the events it should show (`expected`, output times)
     /// and its expected length. An event is found when a flash and a click lie within
-    /// `window` of it (default: a third of the closest spacing of events, at most 150 ms).
+    /// `window` of it (default: a third of the closest spacing of events, at most 1 s: a
+    /// slow-down's events are far apart, and a click smeared early is late, not lost).
     public static func judge(_ measurement: SyncMeasurement, expected: [Double], duration: Double,
                              window: Double? = nil) -> SyncVerdict {
         let spacing = zip(expected.dropFirst(), expected).map { $0 - $1 }.min() ?? 1
-        let reach = window ?? min(0.15, spacing / 3)
+        let reach = window ?? min(1, spacing / 3)
         var offsets: [Double] = [], placements: [Double] = []
         var lost = 0
         for event in expected {
