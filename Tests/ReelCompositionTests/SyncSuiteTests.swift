@@ -159,7 +159,7 @@ import Testing
 
     @Test(arguments: rates)
     func speed(_ rate: Double) throws {
-        let kind = FlashClick(seconds: rate < 0.2 ? 2 : 4)
+        let kind = FlashClick(seconds: rate < 0.2 ? 2 : 4, flashLength: Int(rate.rounded(.up)))
         let source = try clip(kind)
         let out = directory.appendingPathComponent("speed.mp4")
         let run = { () throws -> Void in
@@ -174,7 +174,7 @@ import Testing
     /// Two clips with unaligned ranges (0.33–3.71 s, 1.07–3.9 s of a 4 s clip), the first at `rate`.
     @Test(arguments: rates)
     func composeWithUnalignedRangesAndSpeed(_ rate: Double) throws {
-        let kind = FlashClick(seconds: 4)
+        let kind = FlashClick(seconds: 4, flashLength: Int(rate.rounded(.up)))
         let source = try clip(kind)
         let spec = directory.appendingPathComponent("spec.json")
         try Data("""

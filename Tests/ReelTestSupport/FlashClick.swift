@@ -20,9 +20,11 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
     public var variableRate: Bool
     /// Where in each second the flash falls (0.5: at 0.5 s, 1.5 s…).
     public var phase: Double
+    /// Frames each flash lasts: a speed-up by N keeps one frame in N, so its sources flash for N.
+    public var flashLength: Int
 
     public init(rate: (Int, Int) = (25, 1), sampleRate: Int = 48000, seconds: Int = 3, soundDelay: Double = 0,
-                soundExtra: Double = 0, variableRate: Bool = false, phase: Double = 0.5) {
+                soundExtra: Double = 0, variableRate: Bool = false, phase: Double = 0.5, flashLength: Int = 1) {
         rateNumerator = rate.0
         rateDenominator = rate.1
         self.sampleRate = sampleRate
@@ -31,6 +33,7 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
         self.soundExtra = soundExtra
         self.variableRate = variableRate
         self.phase = phase
+        self.flashLength = max(1, flashLength)
     }
 
     public var frameRate: Double { variableRate ? 50 : Double(rateNumerator) / Double(rateDenominator) }
@@ -51,6 +54,7 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
         text += " \(sampleRate / 1000).\(sampleRate % 1000 / 100)k"
         if soundDelay > 0 { text += " late\(soundDelay)" }
         if soundExtra > 0 { text += " long\(soundExtra)" }
+        if flashLength > 1 { text += " flash\(flashLength)" }
         return text
     }
 
@@ -67,7 +71,9 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
         // Pictures: for a variable rate, made at 50 fps and thinned below (flash frames kept).
         let rate = variableRate ? 50 : frameRate
         let frameCount = Int((Double(seconds) * rate).rounded())
-        let flashFrames = Set(events.map { Int(($0 * rate).rounded()) })
+        let flashFrames = Set(events.flatMap { event in
+            (0..<(variableRate ? 1 : flashLength)).map { Int((event * rate).rounded()) + $0 }
+        })
         let frameSize = 160 * 90
         var frames = [UInt8](repeating: 30, count: frameCount * frameSize)
         for frame in flashFrames where frame >= 0 && frame < frameCount {
