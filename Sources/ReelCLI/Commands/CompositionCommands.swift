@@ -88,9 +88,7 @@ struct MergeCommand: Command {
         }
         var assets: [Asset] = []
         for path in arguments.positionals {
-            if URL(fileURLWithPath: path).standardizedFileURL == url.standardizedFileURL {
-                throw ReelError(.invalidArgument, "the output would overwrite an input", subject: path)
-            }
+            try OutputGuard.refuse(output: url, replacing: [("a clip", path)])
             assets.append(try Asset(path: path))
         }
         let sequence = try ClipSequence(assets: assets, transitions: [transition], renderSize: size)
@@ -118,9 +116,7 @@ struct ExportCommand: Command {
         let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: .highestQuality)
         let input = arguments.positionals[0]
-        if URL(fileURLWithPath: input).standardizedFileURL == url.standardizedFileURL {
-            throw ReelError(.invalidArgument, "the output would overwrite the input", subject: input)
-        }
+        try OutputGuard.refuse(output: url, replacing: [("the input", input)])
         let sequence = try ClipSequence(assets: [try Asset(path: input)])
         let session = sequence.exportSession(preset: preset, to: url, fileType: type)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "export")

@@ -70,7 +70,7 @@ extension CompositionSpec {
         var presetValue = ExportPreset.highestQuality
         if let name = preset {
             guard let found = ExportPreset.allCases.first(where: { $0.rawValue == name }), found != .passthrough else {
-                throw ReelError(.invalidArgument, "'\(name)' is not a rendering preset (\(ExportPreset.allCases.dropFirst().map(\.rawValue).joined(separator: ", ")))",
+                throw ReelError(.invalidArgument, "'\(ReelError.quoted(name))' is not a rendering preset (\(ExportPreset.allCases.dropFirst().map(\.rawValue).joined(separator: ", ")))",
                                 subject: "preset")
             }
             presetValue = found
@@ -121,7 +121,7 @@ extension CompositionSpec {
         var direction = Transition.Direction.left
         if let name = spec.direction {
             guard let parsed = Transition.Direction(rawValue: name) else {
-                throw ReelError(.invalidArgument, "is left, right, up or down, not '\(name)'", subject: "\(path).direction")
+                throw ReelError(.invalidArgument, "is left, right, up or down, not '\(ReelError.quoted(name))'", subject: "\(path).direction")
             }
             direction = parsed
         }
@@ -134,7 +134,7 @@ extension CompositionSpec {
         case "fade": return .fadeThroughBlack(duration: duration)
         case "zoom": return .zoom(duration: duration)
         default:
-            throw ReelError(.invalidArgument, "is none, dissolve, push, slide, wipe, fade or zoom, not '\(spec.type)'",
+            throw ReelError(.invalidArgument, "is none, dissolve, push, slide, wipe, fade or zoom, not '\(ReelError.quoted(spec.type))'",
                             subject: "\(path).type")
         }
     }
@@ -142,7 +142,7 @@ extension CompositionSpec {
     static func colour(_ text: String?, at path: String) throws(ReelError) -> (Double, Double, Double) {
         let hex = (text ?? "#ffffff").trimmingCharacters(in: CharacterSet(charactersIn: "#"))
         guard hex.count == 6, let value = Int(hex, radix: 16) else {
-            throw ReelError(.invalidArgument, "wants #RRGGBB, not '\(text ?? "")'", subject: path)
+            throw ReelError(.invalidArgument, "wants #RRGGBB, not '\(ReelError.quoted(text ?? ""))'", subject: path)
         }
         return (Double(value >> 16 & 0xFF) / 255, Double(value >> 8 & 0xFF) / 255, Double(value & 0xFF) / 255)
     }
@@ -151,6 +151,10 @@ extension CompositionSpec {
         let frame = Rect(x: overlay.frame.x, y: overlay.frame.y, width: overlay.frame.width, height: overlay.frame.height)
         guard frame.width > 0, frame.height > 0, frame.width <= 8192, frame.height <= 8192 else {
             throw ReelError(.invalidArgument, "wants a width and height from 0 to 8192", subject: "\(path).frame")
+        }
+        // The same rules as reading a spec applies, for a spec changed in code since.
+        for (key, value) in [("x", overlay.frame.x), ("y", overlay.frame.y)] where !coordinateRule.admits(value) {
+            throw coordinateRule.refusal(value, at: "\(path).frame.\(key)")
         }
         let content: OverlayLayer.Content
         switch overlay.type {
@@ -178,7 +182,7 @@ extension CompositionSpec {
                 throw ReelError(error.code, error.message, subject: "\(path).file \(resolve(file).path)")
             }
         default:
-            throw ReelError(.invalidArgument, "is color, text or image, not '\(overlay.type)'", subject: "\(path).type")
+            throw ReelError(.invalidArgument, "is color, text or image, not '\(ReelError.quoted(overlay.type))'", subject: "\(path).type")
         }
         let opacity = overlay.opacity ?? 1
         guard (0...1).contains(opacity) else {
@@ -188,7 +192,7 @@ extension CompositionSpec {
         for (index, animation) in (overlay.animations ?? []).enumerated() {
             let place = "\(path).animations[\(index)]"
             guard let keyPath = KeyframeAnimation.KeyPath(rawValue: animation.property) else {
-                throw ReelError(.invalidArgument, "is opacity, position, scale or rotation, not '\(animation.property)'",
+                throw ReelError(.invalidArgument, "is opacity, position, scale or rotation, not '\(ReelError.quoted(animation.property))'",
                                 subject: "\(place).property")
             }
             guard !animation.values.isEmpty else { throw ReelError(.invalidArgument, "needs values", subject: "\(place).values") }
@@ -199,8 +203,23 @@ extension CompositionSpec {
                                     subject: "\(place).keyTimes")
                 }
             }
-            guard animation.duration > 0, animation.begin >= 0 else {
-                throw ReelError(.invalidArgument, "wants a positive duration and a begin of 0 or more", subject: "\(place).duration")
+            for (key, value) in [("begin", animation.begin), ("duration", animation.duration)] {
+                if let rule = numberRules["overlays[].animations[].\(key)"], !rule.admits(value) {
+                    throw rule.refusal(value, at: "\(place).\(key)")
+                }
+            }
+            if let rule = animationValueRules[keyPath.rawValue] {
+                for (valueIndex, value) in animation.values.enumerated() {
+                    switch value {
+                    case .number(let n) where keyPath != .position:
+                        guard rule.admits(n) else { throw rule.refusal(n, at: "\(place).values[\(valueIndex)]") }
+                    case .point(let x, let y) where keyPath == .position:
+                        for c in [x, y] where !rule.admits(c) { throw rule.refusal(c, at: "\(place).values[\(valueIndex)]") }
+                    default:
+                        throw ReelError(.invalidArgument, keyPath == .position ? "a position is an [x, y] pair" : "wants single numbers",
+                                        subject: "\(place).values[\(valueIndex)]")
+                    }
+                }
             }
             let points = animation.values.map { value -> Point in
                 switch value {
