@@ -23,6 +23,16 @@ enum CompositionExport {
         return (url, type)
     }
 
+    /// The asset at `path`, refused by its path (not as `clips[0]`, which a one-file command
+    /// does not have) when it has no picture.
+    static func videoAsset(_ path: String) throws(ReelError) -> Asset {
+        let asset = try Asset(path: path)
+        guard !asset.tracks(withMediaType: .video).isEmpty else {
+            throw ReelError(.invalidData, "has no video track: nothing to render (an audio-only file?)", subject: path)
+        }
+        return asset
+    }
+
     static func run(_ session: ExportSession, console: Console, json: Bool, label: String) async throws(ReelError) {
         let progress = ProgressReporter(console: console, json: json, total: max(session.composition.duration.seconds, 0.001),
                                         label: label)
@@ -30,7 +40,7 @@ enum CompositionExport {
         let total = session.composition.duration.seconds
         try await session.export { fraction in box.update(fraction * total) }
         progress.finish()
-        for warning in session.warnings { console.printError("\(label): \(warning)") }
+        for warning in session.warnings { console.printError("reel \(label): \(warning)") }
     }
 }
 
@@ -117,7 +127,7 @@ struct ExportCommand: Command {
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: .highestQuality)
         let input = arguments.positionals[0]
         try OutputGuard.refuse(output: url, replacing: [("the input", input)])
-        let sequence = try ClipSequence(assets: [try Asset(path: input)])
+        let sequence = try ClipSequence(assets: [try CompositionExport.videoAsset(input)])
         let session = sequence.exportSession(preset: preset, to: url, fileType: type)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "export")
         return 0

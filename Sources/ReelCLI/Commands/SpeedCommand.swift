@@ -32,7 +32,7 @@ struct SpeedCommand: Command {
                                                   default: rate < 1 ? .passthrough : .highestQuality)
         let input = arguments.positionals[0]
         try OutputGuard.refuse(output: url, replacing: [("the input", input)])
-        let asset = try Asset(path: input)
+        let asset = try CompositionExport.videoAsset(input)
         let pitch: AudioTimePitchAlgorithm = arguments.flag("varispeed") ? .varispeed : .timeDomain
         if preset == .passthrough {
             guard rate < 1 else {

@@ -42,7 +42,13 @@ extension CompositionSpec {
                 guard start >= 0, start.isFinite else {
                     throw ReelError(.invalidArgument, "must be 0 or more, not \(start)", subject: "\(name).range.start")
                 }
-                guard end > start, end <= asset.duration.seconds + 0.001 else {
+                guard start < asset.duration.seconds else {
+                    throw ReelError(.invalidArgument,
+                                    "\(Self.format(start)) s is past the end of the file (\(String(format: "%.3f", asset.duration.seconds)) s)",
+                                    subject: "\(name).range.start")
+                }
+                // A millisecond at least: 1e-300 s would round to an empty range.
+                guard end >= start + 0.001, end <= asset.duration.seconds + 0.001 else {
                     throw ReelError(.invalidArgument,
                                     "\(end) s is not after the start (\(start) s) and within the file (\(String(format: "%.3f", asset.duration.seconds)) s)",
                                     subject: "\(name).range.end")
