@@ -26,8 +26,9 @@ enum EncoderChoice {
         configuration.keyFrameInterval = settings.keyFrameInterval
         switch settings.codec {
         case .h264:
-            // Lossless (CRF 0) needs High 4:4:4 Predictive; let x264 pick unless told.
-            configuration.profile = settings.profile ?? (settings.quality == 0 ? nil : "high")
+            // Lossless needs High 4:4:4 Predictive; let x264 pick unless told. x264 is lossless
+            // below a CRF of 1 (0.4 too), and says so on stderr itself if the profile is High.
+            configuration.profile = settings.profile ?? ((settings.quality ?? 23) < 1 ? nil : "high")
             configuration.preset = settings.preset ?? "medium"
             if settings.bitRate == nil { configuration.crf = settings.quality ?? 23 }
         case .hevc:

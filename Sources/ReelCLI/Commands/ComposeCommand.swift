@@ -37,19 +37,16 @@ struct ComposeCommand: Command {
             return 0
         }
         let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
-        // No input may be the output: clips, the music, image overlays.
-        var inputs = description.clips.enumerated().map { ("clips[\($0.offset)].file", $0.element.file) }
-        if let music = description.audio?.music { inputs.append(("audio.music.file", music.file)) }
+        // No input may be the output: the spec itself, clips, the music, image overlays.
+        let folder = specURL.deletingLastPathComponent()
+        func resolved(_ file: String) -> String { file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path }
+        var inputs = [("the spec", specURL.path)]
+        inputs += description.clips.enumerated().map { ("clips[\($0.offset)].file", resolved($0.element.file)) }
+        if let music = description.audio?.music { inputs.append(("audio.music.file", resolved(music.file))) }
         for (index, overlay) in (description.overlays ?? []).enumerated() {
-            if let file = overlay.file { inputs.append(("overlays[\(index)].file", file)) }
+            if let file = overlay.file { inputs.append(("overlays[\(index)].file", resolved(file))) }
         }
-        for (path, file) in inputs {
-            let input = file.hasPrefix("/") ? URL(fileURLWithPath: file)
-                : specURL.deletingLastPathComponent().appendingPathComponent(file)
-            if input.standardizedFileURL == url.standardizedFileURL {
-                throw ReelError(.invalidArgument, "the output would overwrite this file", subject: "\(specURL.path): \(path)")
-            }
-        }
+        try OutputGuard.refuse(output: url, replacing: inputs)
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: built.preset)
         let session = ExportSession(composition: built.composition, preset: preset)
         session.outputURL = url

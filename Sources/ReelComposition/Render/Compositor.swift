@@ -5,6 +5,20 @@ import ReelCore
 /// and bilinear sampling through the inverse transform for everything else, each
 /// blended by opacity. Plane by plane, two cores at a time.
 enum Compositor {
+    /// A pixel coordinate from a rounded Double, held to ±2^40 (far off any frame) so that
+    /// an overlay placed at 1e300 is simply not drawn instead of trapping the conversion.
+    static func pixel(_ value: Double) -> Int {
+        value.isNaN ? 0 : Int(min(max(value, -0x1p40), 0x1p40))
+    }
+
+    /// Whether a transform and its inverse stay in a range where every sampled coordinate
+    /// fits an `Int`: a layer scaled past a million or below a millionth covers no pixel
+    /// sensibly and is skipped.
+    static func isDrawable(_ transform: ReelCore.AffineTransform, _ inverse: ReelCore.AffineTransform) -> Bool {
+        [transform.a, transform.b, transform.c, transform.d, inverse.a, inverse.b, inverse.c, inverse.d].allSatisfy { abs($0) <= 1e6 }
+            && [transform.tx, transform.ty, inverse.tx, inverse.ty].allSatisfy { abs($0) <= 1e12 }
+    }
+
     /// Black in video range.
     static func clear(_ frame: PixelBuffer, red: Double = 0, green: Double = 0, blue: Double = 0) {
         let (y, cb, cr) = yuv(red: red, green: green, blue: blue)
@@ -23,14 +37,14 @@ enum Compositor {
     /// at `opacity`, optionally only the `crop` part of the source.
     static func draw(_ source: PixelBuffer, into target: PixelBuffer, transform: ReelCore.AffineTransform,
                      opacity: Double, crop: Rect? = nil) {
-        guard opacity > 0.001, let inverse = transform.inverted() else { return }
+        guard opacity > 0.001, let inverse = transform.inverted(), isDrawable(transform, inverse) else { return }
         let alpha = Int32((min(opacity, 1) * 256).rounded())
         let clip = crop ?? Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))
         // A pure move (a push in progress, a clip placed in a frame) lands on the nearest even
         // pixel, so every plane copies exactly: a sub-pixel blur buys nothing at 25 moves a second.
         let nearlyUnit = abs(transform.a - 1) < 1e-9 && abs(transform.d - 1) < 1e-9 && transform.b == 0 && transform.c == 0
         if nearlyUnit, crop == nil {
-            let dx = Int((transform.tx / 2).rounded()) * 2, dy = Int((transform.ty / 2).rounded()) * 2
+            let dx = pixel((transform.tx / 2).rounded()) * 2, dy = pixel((transform.ty / 2).rounded()) * 2
             for plane in 0..<3 {
                 let scale = plane == 0 ? 1 : 2
                 copyShifted(source, target, plane: plane, dx: dx / scale, dy: dy / scale, alpha: alpha)
@@ -50,8 +64,8 @@ enum Compositor {
             let box = Rect(x: lowX, y: lowY, width: limitX - lowX, height: limitY - lowY)
                 .applying(ReelCore.AffineTransform(a: transform.a, b: transform.b, c: transform.c, d: transform.d,
                                                    tx: transform.tx * scale, ty: transform.ty * scale))
-            let rowStart = max(0, Int(box.minY.rounded(.down))), rowEnd = min(targetPlane.height, Int(box.maxY.rounded(.up)) + 1)
-            let columnStart = max(0, Int(box.minX.rounded(.down))), columnEnd = min(targetPlane.width, Int(box.maxX.rounded(.up)) + 1)
+            let rowStart = max(0, pixel(box.minY.rounded(.down))), rowEnd = min(targetPlane.height, pixel(box.maxY.rounded(.up)) + 1)
+            let columnStart = max(0, pixel(box.minX.rounded(.down))), columnEnd = min(targetPlane.width, pixel(box.maxX.rounded(.up)) + 1)
             guard rowEnd > rowStart, columnEnd > columnStart else { continue }
             if axisAligned {
                 drawScaled(source, into: target, plane: plane, a: a, d: d, tx: tx, ty: ty, rows: rowStart..<rowEnd,
@@ -168,8 +182,8 @@ enum Compositor {
         for plane in 0..<3 {
             let scale = plane == 0 ? 1.0 : 0.5
             let p = target.planes[plane]
-            let x0 = max(0, Int((rect.minX * scale).rounded())), x1 = min(p.width, Int((rect.maxX * scale).rounded()))
-            let y0 = max(0, Int((rect.minY * scale).rounded())), y1 = min(p.height, Int((rect.maxY * scale).rounded()))
+            let x0 = max(0, pixel((rect.minX * scale).rounded())), x1 = min(p.width, pixel((rect.maxX * scale).rounded()))
+            let y0 = max(0, pixel((rect.minY * scale).rounded())), y1 = min(p.height, pixel((rect.maxY * scale).rounded()))
             guard x1 > x0, y1 > y0 else { continue }
             target.withMutablePlane(plane) { output, stride in
                 for row in y0..<y1 {
@@ -181,7 +195,7 @@ enum Compositor {
 
     /// Lays an RGBA picture over the frame at `origin`, by its alpha times `opacity`.
     static func drawRGBA(_ picture: PixelBuffer, into target: PixelBuffer, origin: Point, opacity: Double) {
-        let ox = Int(origin.x.rounded()), oy = Int(origin.y.rounded())
+        let ox = pixel(origin.x.rounded()), oy = pixel(origin.y.rounded())
         picture.withPlane(0) { input, inStride in
             for y in 0..<picture.height {
                 for x in 0..<picture.width {
@@ -209,10 +223,10 @@ enum Compositor {
     /// sampling through the inverse transform, over the transformed picture's bounds only.
     static func drawRGBA(_ picture: PixelBuffer, into target: PixelBuffer, transform: ReelCore.AffineTransform,
                          opacity: Double) {
-        guard opacity > 0.001, let inverse = transform.inverted() else { return }
+        guard opacity > 0.001, let inverse = transform.inverted(), isDrawable(transform, inverse) else { return }
         let box = Rect(x: 0, y: 0, width: Double(picture.width), height: Double(picture.height)).applying(transform)
-        let x0 = max(0, Int(box.minX.rounded(.down))), x1 = min(target.width, Int(box.maxX.rounded(.up)))
-        let y0 = max(0, Int(box.minY.rounded(.down))), y1 = min(target.height, Int(box.maxY.rounded(.up)))
+        let x0 = max(0, pixel(box.minX.rounded(.down))), x1 = min(target.width, pixel(box.maxX.rounded(.up)))
+        let y0 = max(0, pixel(box.minY.rounded(.down))), y1 = min(target.height, pixel(box.maxY.rounded(.up)))
         guard x1 > x0, y1 > y0 else { return }
         picture.withPlane(0) { input, inStride in
             for y in y0..<y1 {
