@@ -92,7 +92,7 @@ public enum RecordingRecovery {
                     demuxer.setDiscarded(true, streamIndex: stream.index)
                 }
                 try muxer.writeHeader(options: optimizeForNetworkUse && fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
-            } catch {
+            } catch where error.code != .diskFull && error.code != .io && error.code != .permissionDenied {
                 let codecs = copied.map { "\($0.mediaType) \($0.codecName)" }.joined(separator: ", ")
                 throw ReelError(.unsupported,
                                 "its tracks (\(codecs)) cannot be copied as they are into a .\(destination.pathExtension) file; try another -o extension (.mov takes more codecs)",
