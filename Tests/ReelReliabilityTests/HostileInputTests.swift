@@ -446,6 +446,19 @@ import Testing
         checkClean(result, label: "dissolve:0x10", naming: "--transition", outputFolder: out)
     }
 
+    /// A merge's note starts like every other line reel prints: "reel merge:", not "merge:".
+    @Test func mergeWarningsNameTheCommand() throws {
+        let silent = folder.appendingPathComponent("silent.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=1",
+                                  "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-an", silent.path])
+        let out = folder.appendingPathComponent("merged.mp4")
+        let result = try ProcessRunner.reel(["merge", clip.path, silent.path, "--preset", "passthrough", "-o", out.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        let notes = result.standardError.split(separator: "\n").filter { $0.contains("audio left out") }
+        #expect(!notes.isEmpty, "no note: \(result.standardError)")
+        #expect(notes.allSatisfy { $0.hasPrefix("reel merge: ") }, "\(notes)")
+    }
+
     @Test func recoverSpeaksOfTheInputNotTheMuxer() throws {
         let out = folder.appendingPathComponent("recover")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
