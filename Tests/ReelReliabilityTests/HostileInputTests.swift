@@ -1,5 +1,6 @@
 import Foundation
 import ReelAsset
+import ReelComposition
 import ReelCore
 import ReelTestSupport
 import Testing
@@ -445,6 +446,19 @@ import Testing
         checkClean(result, label: "dissolve:0x10", naming: "--transition", outputFolder: out)
     }
 
+    /// A merge's note starts like every other line reel prints: "reel merge:", not "merge:".
+    @Test func mergeWarningsNameTheCommand() throws {
+        let silent = folder.appendingPathComponent("silent.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=1",
+                                  "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-an", silent.path])
+        let out = folder.appendingPathComponent("merged.mp4")
+        let result = try ProcessRunner.reel(["merge", clip.path, silent.path, "--preset", "passthrough", "-o", out.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        let notes = result.standardError.split(separator: "\n").filter { $0.contains("audio left out") }
+        #expect(!notes.isEmpty, "no note: \(result.standardError)")
+        #expect(notes.allSatisfy { $0.hasPrefix("reel merge: ") }, "\(notes)")
+    }
+
     @Test func recoverSpeaksOfTheInputNotTheMuxer() throws {
         let out = folder.appendingPathComponent("recover")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
@@ -498,5 +512,25 @@ import Testing
         let result = try ProcessRunner.run(binary.path, ["compose", spec.path, "--check"], timeout: 90)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("\(count) clips"), "\(result.standardOutput)")
+    }
+}
+
+/// Issue 16's memory item: a size the machine cannot hold is refused up front, with the figure.
+@Suite struct RenderMemoryTests {
+    @Test func aSizeBeyondTheMachinesMemoryIsRefusedWithTheFigure() throws {
+        let fourGB: Int64 = 4 << 30
+        #expect(throws: Never.self) { try RenderMemory.check(width: 3840, height: 2160, available: fourGB) }
+        do {
+            try RenderMemory.check(width: 8192, height: 8192, available: fourGB)
+            Issue.record("8192x8192 was not refused with 4 GB")
+        } catch {
+            #expect(error.code == .outOfMemory)
+            #expect(error.description.contains("8192x8192") && error.description.contains("GB"), "\(error)")
+            #expect(error.description.contains("4.0 GB"), "\(error)")
+        }
+        // The measured 4K peak (943 MB) is what the estimate says, within a fifth.
+        let fourK = Double(RenderMemory.estimatedBytes(width: 3840, height: 2160)) / Double(1 << 20)
+        #expect(fourK > 750 && fourK < 1130, "\(fourK) MB")
+        #expect(RenderMemory.machineBytes > 1 << 30)
     }
 }
