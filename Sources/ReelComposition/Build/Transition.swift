@@ -34,7 +34,10 @@ public enum Transition: Sendable, Hashable {
     public init?(spec: String) {
         let parts = spec.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard let kind = parts.first, !kind.isEmpty else { return nil }
-        if kind == "none" { self = .none; return }
+        if kind == "none" {
+            self = .none
+            return
+        }
         let seconds = parts.count > 1 ? Double(parts[1]) : 1
         guard let seconds, seconds > 0, seconds <= 60 else { return nil }
         let duration = MediaTime(seconds: seconds, preferredTimescale: 600)

@@ -62,4 +62,6 @@ public final class MutableComposition: @unchecked Sendable {
 }
 
 /// `kCMPersistentTrackID_Invalid`: ask for the next free track ID.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// Core Media's name, kept so ported code reads the same.
 public let kCMPersistentTrackID_Invalid = 0

@@ -58,10 +58,19 @@ public struct MediaTime: Sendable {
     /// The time nearest to `seconds` in `preferredTimescale`, rounding half away from zero.
     /// NaN gives ``invalid``; infinities and values beyond `Int64` give the matching infinity.
     public init(seconds: Double, preferredTimescale: Int32 = MediaTime.defaultTimescale) {
-        guard preferredTimescale > 0, !seconds.isNaN else { self = .invalid; return }
+        guard preferredTimescale > 0, !seconds.isNaN else {
+            self = .invalid
+            return
+        }
         let scaled = (seconds * Double(preferredTimescale)).rounded(.toNearestOrAwayFromZero)
-        if scaled >= 9.223372036854775e18 { self = .positiveInfinity; return }
-        if scaled <= -9.223372036854775e18 { self = .negativeInfinity; return }
+        if scaled >= 9.223372036854775e18 {
+            self = .positiveInfinity
+            return
+        }
+        if scaled <= -9.223372036854775e18 {
+            self = .negativeInfinity
+            return
+        }
         var flags: Flags = .valid
         if scaled != seconds * Double(preferredTimescale) { flags.insert(.hasBeenRounded) }
         self.init(value: Int64(scaled), timescale: preferredTimescale, flags: flags)
