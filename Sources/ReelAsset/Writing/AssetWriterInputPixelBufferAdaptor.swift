@@ -11,8 +11,10 @@ public final class AssetWriterInputPixelBufferAdaptor: @unchecked Sendable {
     /// `pixelBufferPool`.
     public let pixelBufferPool: PixelBufferPool?
 
-    /// - Parameter sourcePixelFormat: what will be appended: `.bgra` from a filter, `.yuv420p`
-    ///   or `.nv12` from a camera.
+    /// - Parameters:
+    ///   - assetWriterInput: the video input the pictures are appended to.
+    ///   - sourcePixelFormat: what will be appended: `.bgra` from a filter, `.yuv420p`
+    ///     or `.nv12` from a camera.
     public init(assetWriterInput: AssetWriterInput, sourcePixelFormat: PixelFormat = .yuv420p) {
         self.assetWriterInput = assetWriterInput
         self.sourcePixelFormat = sourcePixelFormat
