@@ -29,6 +29,9 @@ public final class AssetWriterInputPixelBufferAdaptor: @unchecked Sendable {
 
     /// Appends a picture shown from `presentationTime` until the next one.
     /// `append(_:withPresentationTime:)`.
+    /// - Parameters:
+    ///   - pixelBuffer: the picture, in the adaptor's source pixel format.
+    ///   - presentationTime: when it is shown, later than the previous picture's.
     /// - Throws: as ``AssetWriterInput/append(_:)``.
     public func append(_ pixelBuffer: PixelBuffer, withPresentationTime presentationTime: MediaTime) throws(ReelError) {
         try assetWriterInput.appendVideo(pixelBuffer, at: presentationTime, duration: .invalid)

@@ -8,6 +8,9 @@ package enum ParallelRows {
     /// The number of bands a large picture is cut into: one per active core.
     package static let bands = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
+    /// At most this many bands in this task (benchmarks compare one band with all).
+    @TaskLocal package static var bandLimit = Int.max
+
     /// Calls `body` with disjoint row ranges that together cover `0..<rows`, at once on as
     /// many threads as there are cores; small pictures run on the calling thread.
     ///
@@ -18,7 +21,7 @@ package enum ParallelRows {
     ///   - minimumRows: below this many rows the work is not worth a thread (64 by default).
     ///   - body: the work for a band of rows.
     package static func run(rows: Int, minimumRows: Int = 64, _ body: (Range<Int>) -> Void) {
-        let count = rows >= max(minimumRows, 2) ? min(bands, rows) : 1
+        let count = rows >= max(minimumRows, 2) ? min(bands, rows, bandLimit) : 1
         if count <= 1 {
             body(0..<max(rows, 0))
             return
