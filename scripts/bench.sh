@@ -81,6 +81,9 @@ if [[ -x "$shared_bench/ffmpeg-seed-composition.sh" || -f "$shared_bench/ffmpeg-
     "$decode" "$(echo "$reencode - $redecode" | bc -l)" "$cores" "$floor" "$(echo "$floor / $f" | bc -l)"
 fi
 
+# The compositor alone: each kind of draw at 1920x1080, one core beside all of them.
+"$reel" compose --bench
+
 # Passthrough merge of the four seed clips that share coding parameters (04_quasar is
 # 1276 wide: Reel refuses to copy it; the ffmpeg concat demuxer would mislabel it).
 four=("$clips/01_nebula.mp4" "$clips/02_blackhole.mp4" "$clips/03_nebula.mp4" "$clips/05_blackhole.mp4")

@@ -28,6 +28,8 @@ public struct ContactSheet: Sendable {
     }
 
     /// Renders the sheet of `asset` as an RGBA picture.
+    /// - Parameter asset: a movie with a video track.
+    /// - Returns: `columns`×`rows` frames spread evenly over the asset, each `thumbnailWidth` wide.
     /// - Throws: ``ReelError`` for an asset without video, or a decode error.
     public func render(_ asset: Asset) throws(ReelError) -> PixelBuffer {
         guard columns >= 1, rows >= 1, columns * rows <= 400, (32...1920).contains(thumbnailWidth) else {

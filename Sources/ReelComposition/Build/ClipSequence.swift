@@ -46,6 +46,7 @@ public struct ClipSequence: Sendable {
     }
 
     /// - Parameters:
+    ///   - assets: the clips, in order, each used whole.
     ///   - transitions: the transition after each clip but the last; repeated when shorter.
     ///   - renderSize: the frame size; the first clip's displayed size when nil.
     /// - Throws: ``ReelError`` naming the clip (`clips[2]`) that has no video or is too short

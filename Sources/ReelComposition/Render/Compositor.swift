@@ -3,7 +3,8 @@ import ReelCore
 
 /// Draws layers into a yuv420p frame: fills, straight copies for whole-pixel moves,
 /// and bilinear sampling through the inverse transform for everything else, each
-/// blended by opacity. Plane by plane, two cores at a time.
+/// blended by opacity. Plane by plane, each plane's rows in one band per core
+/// (``ParallelRows``): every band writes only its own rows.
 enum Compositor {
     /// A pixel coordinate from a rounded Double, held to ±2^40 (far off any frame) so that
     /// an overlay placed at 1e300 is simply not drawn instead of trapping the conversion.
@@ -25,12 +26,9 @@ enum Compositor {
         frame.fill(planeValues: [y, cb, cr])
     }
 
-    /// BT.709 video-range YCbCr of an RGB colour given from 0 to 1.
+    /// BT.709 video-range YCbCr of an RGB colour given from 0 to 1 (``YCbCr`` in ReelCore).
     static func yuv(red: Double, green: Double, blue: Double) -> (UInt8, UInt8, UInt8) {
-        let luma = 0.2126 * red + 0.7152 * green + 0.0722 * blue
-        let y = 16 + 219 * luma, cb = 128 + 224 * (blue - luma) / 1.8556, cr = 128 + 224 * (red - luma) / 1.5748
-        func byte(_ v: Double) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
-        return (byte(y), byte(cb), byte(cr))
+        YCbCr.videoRange(red: red, green: green, blue: blue)
     }
 
     /// Draws `source` into `target` through `transform` (source pixels → target pixels)
@@ -75,7 +73,8 @@ enum Compositor {
             source.withPlane(plane) { input, inStride in
                 target.withMutablePlane(plane) { output, outStride in
                     let maxX = Int(sourcePlane.width) - 1, maxY = Int(sourcePlane.height) - 1
-                    for row in rowStart..<rowEnd {
+                    ParallelRows.run(rows: rowEnd - rowStart) { band in
+                    for row in band.lowerBound + rowStart..<band.upperBound + rowStart {
                         let out = output + row * outStride
                         let py = Double(row) + 0.5
                         for column in columnStart..<columnEnd {
@@ -94,6 +93,7 @@ enum Compositor {
                             let value = (top * 256 + (bottom - top) * clampedFy + 32_768) >> 16
                             blend(out, column, value, alpha)
                         }
+                    }
                     }
                 }
             }
@@ -119,7 +119,8 @@ enum Compositor {
         }
         source.withPlane(plane) { input, inStride in
             target.withMutablePlane(plane) { output, outStride in
-                for row in rows {
+                ParallelRows.run(rows: rows.count) { band in
+                for row in band.lowerBound + rows.lowerBound..<band.upperBound + rows.lowerBound {
                     let sy = d * (Double(row) + 0.5) + ty - 0.5
                     guard sy >= low.1 - 0.5, sy <= limit.1 - 0.5 else { continue }
                     let y0 = min(max(Int(sy.rounded(.down)), 0), maxY), y1 = min(y0 + 1, maxY)
@@ -135,6 +136,7 @@ enum Compositor {
                         let upper = p00 * 256 + (p10 - p00) * fx, lower = p01 * 256 + (p11 - p01) * fx
                         blend(out, column, (upper * 256 + (lower - upper) * fy + 32_768) >> 16, alpha)
                     }
+                }
                 }
             }
         }
@@ -159,7 +161,8 @@ enum Compositor {
         guard columnEnd > columnStart, rowEnd > rowStart else { return }
         source.withPlane(plane) { input, inStride in
             target.withMutablePlane(plane) { output, outStride in
-                for row in rowStart..<rowEnd {
+                ParallelRows.run(rows: rowEnd - rowStart) { band in
+                for row in band.lowerBound + rowStart..<band.upperBound + rowStart {
                     let from = input + (row - dy) * inStride + (columnStart - dx)
                     let to = output + row * outStride + columnStart
                     if alpha >= 256 {
@@ -169,6 +172,7 @@ enum Compositor {
                             blend(to, x, Int32(from.load(fromByteOffset: x, as: UInt8.self)), alpha)
                         }
                     }
+                }
                 }
             }
         }
@@ -185,33 +189,11 @@ enum Compositor {
             let x0 = max(0, pixel((rect.minX * scale).rounded())), x1 = min(p.width, pixel((rect.maxX * scale).rounded()))
             let y0 = max(0, pixel((rect.minY * scale).rounded())), y1 = min(p.height, pixel((rect.maxY * scale).rounded()))
             guard x1 > x0, y1 > y0 else { continue }
+            let value = Int32(values[plane])
             target.withMutablePlane(plane) { output, stride in
-                for row in y0..<y1 {
-                    for column in x0..<x1 { blend(output + row * stride, column, Int32(values[plane]), alpha) }
-                }
-            }
-        }
-    }
-
-    /// Lays an RGBA picture over the frame at `origin`, by its alpha times `opacity`.
-    static func drawRGBA(_ picture: PixelBuffer, into target: PixelBuffer, origin: Point, opacity: Double) {
-        let ox = pixel(origin.x.rounded()), oy = pixel(origin.y.rounded())
-        picture.withPlane(0) { input, inStride in
-            for y in 0..<picture.height {
-                for x in 0..<picture.width {
-                    let p = input + y * inStride + 4 * x
-                    let a = Double(p.load(fromByteOffset: 3, as: UInt8.self)) / 255 * opacity
-                    guard a > 0.004 else { continue }
-                    let (ly, cb, cr) = yuv(red: Double(p.load(as: UInt8.self)) / 255,
-                                           green: Double(p.load(fromByteOffset: 1, as: UInt8.self)) / 255,
-                                           blue: Double(p.load(fromByteOffset: 2, as: UInt8.self)) / 255)
-                    let tx = ox + x, ty = oy + y
-                    guard tx >= 0, ty >= 0, tx < target.width, ty < target.height else { continue }
-                    let alpha = Int32((a * 256).rounded())
-                    target.withMutablePlane(0) { blend($0 + ty * $1, tx, Int32(ly), alpha) }
-                    if tx % 2 == 0, ty % 2 == 0 {
-                        target.withMutablePlane(1) { blend($0 + (ty / 2) * $1, tx / 2, Int32(cb), alpha) }
-                        target.withMutablePlane(2) { blend($0 + (ty / 2) * $1, tx / 2, Int32(cr), alpha) }
+                ParallelRows.run(rows: y1 - y0) { band in
+                    for row in band.lowerBound + y0..<band.upperBound + y0 {
+                        for column in x0..<x1 { blend(output + row * stride, column, value, alpha) }
                     }
                 }
             }
@@ -229,25 +211,35 @@ enum Compositor {
         let y0 = max(0, pixel(box.minY.rounded(.down))), y1 = min(target.height, pixel(box.maxY.rounded(.up)))
         guard x1 > x0, y1 > y0 else { return }
         picture.withPlane(0) { input, inStride in
-            for y in y0..<y1 {
-                for x in x0..<x1 {
-                    let p = Point(x: Double(x) + 0.5, y: Double(y) + 0.5).applying(inverse)
-                    let sx = Int(p.x.rounded(.down)), sy = Int(p.y.rounded(.down))
-                    guard sx >= 0, sy >= 0, sx < picture.width, sy < picture.height else { continue }
-                    let pixel = input + sy * inStride + 4 * sx
-                    let a = Double(pixel.load(fromByteOffset: 3, as: UInt8.self)) / 255 * opacity
-                    guard a > 0.004 else { continue }
-                    let (ly, cb, cr) = yuv(red: Double(pixel.load(as: UInt8.self)) / 255,
-                                           green: Double(pixel.load(fromByteOffset: 1, as: UInt8.self)) / 255,
-                                           blue: Double(pixel.load(fromByteOffset: 2, as: UInt8.self)) / 255)
-                    let alpha = Int32((a * 256).rounded())
-                    target.withMutablePlane(0) { blend($0 + y * $1, x, Int32(ly), alpha) }
-                    if x % 2 == 0, y % 2 == 0 {
-                        target.withMutablePlane(1) { blend($0 + (y / 2) * $1, x / 2, Int32(cb), alpha) }
-                        target.withMutablePlane(2) { blend($0 + (y / 2) * $1, x / 2, Int32(cr), alpha) }
+        target.withMutablePlane(0) { luma, lumaStride in
+        target.withMutablePlane(1) { cbPlane, cbStride in
+        target.withMutablePlane(2) { crPlane, crStride in
+            // A chroma sample is written only under an even luma row, so bands of rows
+            // never share one.
+            ParallelRows.run(rows: y1 - y0) { band in
+                for y in band.lowerBound + y0..<band.upperBound + y0 {
+                    for x in x0..<x1 {
+                        let p = Point(x: Double(x) + 0.5, y: Double(y) + 0.5).applying(inverse)
+                        let sx = Int(p.x.rounded(.down)), sy = Int(p.y.rounded(.down))
+                        guard sx >= 0, sy >= 0, sx < picture.width, sy < picture.height else { continue }
+                        let pixel = input + sy * inStride + 4 * sx
+                        let a = Double(pixel.load(fromByteOffset: 3, as: UInt8.self)) / 255 * opacity
+                        guard a > 0.004 else { continue }
+                        let (ly, cb, cr) = yuv(red: Double(pixel.load(as: UInt8.self)) / 255,
+                                               green: Double(pixel.load(fromByteOffset: 1, as: UInt8.self)) / 255,
+                                               blue: Double(pixel.load(fromByteOffset: 2, as: UInt8.self)) / 255)
+                        let alpha = Int32((a * 256).rounded())
+                        blend(luma + y * lumaStride, x, Int32(ly), alpha)
+                        if x % 2 == 0, y % 2 == 0 {
+                            blend(cbPlane + (y / 2) * cbStride, x / 2, Int32(cb), alpha)
+                            blend(crPlane + (y / 2) * crStride, x / 2, Int32(cr), alpha)
+                        }
                     }
                 }
             }
+        }
+        }
+        }
         }
     }
 }
