@@ -51,8 +51,8 @@ let package = Package(
         // Core tier: pure Swift value types and containers.
         .target(name: "ReelCore", swiftSettings: strict),
 
-        // Owner tier: the only module that touches FFmpeg pointers.
-        .target(name: "ReelAV", dependencies: ["ReelCore", "CFFmpeg", "CFFmpegShims"], swiftSettings: strict),
+        // Owner tier: the only module that touches FFmpeg's pointers and V4L2's structs.
+        .target(name: "ReelAV", dependencies: ["ReelCore", "CFFmpeg", "CFFmpegShims", "CV4L2"], swiftSettings: strict),
 
         // Owner of libmicrohttpd's pointers: the studio's HTTP server, kept apart from
         // ReelAV (FFmpeg's owner) since nothing in it is media.
@@ -60,9 +60,8 @@ let package = Package(
 
         // Public tier: AVFoundation-shaped modules.
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
-        .target(name: "ReelComposition", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters"],
-                swiftSettings: strict),
-        .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAV", "CV4L2", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
+        .target(name: "ReelComposition", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict),
+        .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict + nativeKernels),
 
         // Apps.
@@ -92,13 +91,13 @@ let package = Package(
         .executableTarget(name: "reel-sync-meter", dependencies: ["ReelTestSupport"], path: "Tests/SyncMeter",
                           swiftSettings: strict),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"], swiftSettings: strict),
-        .testTarget(name: "ReelAVTests", dependencies: ["ReelAV", "CFFmpeg", "CFFmpegShims", "ReelTestSupport"],
+        .testTarget(name: "ReelAVTests", dependencies: ["ReelAV", "CFFmpeg", "CFFmpegShims", "CV4L2", "ReelTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ReelAssetTests", dependencies: ["ReelAsset", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelFiltersTests", dependencies: ["ReelFilters", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCompositionTests", dependencies: ["ReelComposition", "ReelTestSupport", "reel"],
                     swiftSettings: strict),
-        .testTarget(name: "ReelCaptureTests", dependencies: ["ReelCapture", "CV4L2", "ReelTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReelCaptureTests", dependencies: ["ReelCapture", "ReelAV", "CV4L2", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelStudioTests", dependencies: ["ReelStudio", "ReelHTTP", "CMicroHTTPD", "CMicroHTTPDShims",
                                                             "reel", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "reel", "ReelTestSupport"], swiftSettings: strict),

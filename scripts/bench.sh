@@ -81,6 +81,9 @@ if [[ -x "$shared_bench/ffmpeg-seed-composition.sh" || -f "$shared_bench/ffmpeg-
     "$decode" "$(echo "$reencode - $redecode" | bc -l)" "$cores" "$floor" "$(echo "$floor / $f" | bc -l)"
 fi
 
+# The compositor alone: each kind of draw at 1920x1080, one core beside all of them.
+"$reel" compose --bench
+
 # Passthrough merge of the four seed clips that share coding parameters (04_quasar is
 # 1276 wide: Reel refuses to copy it; the ffmpeg concat demuxer would mislabel it).
 four=("$clips/01_nebula.mp4" "$clips/02_blackhole.mp4" "$clips/03_nebula.mp4" "$clips/05_blackhole.mp4")
@@ -133,7 +136,7 @@ if [[ -n $meter ]]; then
   for rate in 0.0625 0.25 0.5 2 3 5 16; do
     if [[ $rate == 0.0625 ]]; then seconds=4; else seconds=20; fi
     flash=$(awk -v r="$rate" 'BEGIN { f = int(r); if (f < r) f++; print (f < 1 ? 1 : f) }')
-    ev=$("$meter" make "$work/fc.mp4" --seconds "$seconds" --flash "$flash")
+    ev=$("$meter" make "$work/fc.mp4" --seconds "$seconds" --flash-frames "$flash")
     e=$(awk -v e="$ev" -v r="$rate" 'BEGIN { k = split(e, a, ","); out = "";
       for (j = 1; j <= k; j++) out = out (j > 1 ? "," : "") sprintf("%.6f", a[j] / r); print out }')
     d=$(awk -v s="$seconds" -v r="$rate" 'BEGIN { printf "%.6f", s / r }')

@@ -106,13 +106,11 @@ for n in 2 5 60; do
   rm -f "$work/r.mp4" "$work/f.mp4"
 done
 
-src4="$work/c4.mp4"
 for rate in 0.0625 0.25 0.5 2 3 5 16; do
-  # At a speed-up by r the flash lasts r frames (as in the sync suite): a one-frame flash falls
-  # between output frames for every other event at 2x, for Reel and the ffmpeg CLI alike.
-  flash=$(awk -v r="$rate" 'BEGIN { f = int(r); if (f < r) f++; print (f < 1 ? 1 : f) }')
-  ev4=$("$meter" make "$src4" --seconds 4 --flash "$flash")
-  loss=(); [[ $(calc "$rate > 2") == 1.000000 ]] && loss=(--loss-allowed)
+  # A speed-up by N keeps one frame in N: its source flashes for N frames.
+  ev4=$("$meter" make "$work/c4.mp4" --seconds 4 --flash-frames "$(awk -v r="$rate" 'BEGIN { n = int(r); if (n < r) n++; print n }')")
+  src4="$work/c4.mp4"
+  loss=(); awk -v r="$rate" 'BEGIN { exit !(r > 2) }' && loss=(--loss-allowed)
   e=$(scaled "$ev4" 0 4 "$rate" 0); d=$(calc "4 / $rate")
   run "$reel" speed "$src4" --rate "$rate" -o "$work/r.mp4"
   row "speed $rate" reel "$work/r.mp4" "$e" "$d" --frame-tolerant "${loss[@]}"

@@ -19,7 +19,9 @@ public func fuzzCompositionSpec(_ bytes: UnsafePointer<UInt8>?, _ count: Int) ->
             spec.overlays?[index].file = "picture.png"
         }
         if spec.audio?.music != nil { spec.audio?.music?.file = "clip.mp4" }
-        _ = try spec.build(relativeTo: media)
+        let built = try spec.build(relativeTo: media)
+        // The timeline picture turns every begin and duration into pixels (1e19 once trapped there).
+        _ = try TimelinePicture.render(built.composition, video: built.videoComposition, width: 320)
     } catch {
         // A refusal is the expected outcome for most inputs; a crash is what is sought.
     }

@@ -58,20 +58,29 @@ import Testing
     /// they were plain stored properties of an `@unchecked Sendable` class).
     @Test func settingsMayBeUsedFromManyThreads() throws {
         let writer = try AssetWriter(outputURL: directory.appendingPathComponent("threads.mp4"), fileType: .mp4)
-        DispatchQueue.concurrentPerform(iterations: 200) { index in
-            if index % 2 == 0 {
-                writer.movieFragmentInterval = MediaTime(value: Int64(index % 7 + 1), timescale: 1)
-                writer.shouldOptimizeForNetworkUse = index % 4 == 0
-                var metadata = AssetMetadata()
-                metadata.title = "take \(index)"
-                writer.metadata = metadata
-            } else {
-                _ = writer.movieFragmentInterval
-                _ = writer.shouldOptimizeForNetworkUse
-                _ = writer.metadata.title
-                _ = writer.inputs.count
+        // Threads of their own, so that a busy pool cannot run every iteration on one.
+        let group = DispatchGroup()
+        for thread in 0..<4 {
+            group.enter()
+            Thread.detachNewThread {
+                for index in 0..<500 {
+                    if (index + thread) % 2 == 0 {
+                        writer.movieFragmentInterval = MediaTime(value: Int64(index % 7 + 1), timescale: 1)
+                        writer.shouldOptimizeForNetworkUse = index % 4 == 0
+                        var metadata = AssetMetadata()
+                        metadata.title = "take \(index)"
+                        writer.metadata = metadata
+                    } else {
+                        _ = writer.movieFragmentInterval
+                        _ = writer.shouldOptimizeForNetworkUse
+                        _ = writer.metadata.title
+                        _ = writer.inputs.count
+                    }
+                }
+                group.leave()
             }
         }
+        group.wait()
         #expect(writer.movieFragmentInterval.isNumeric)
     }
 

@@ -11,17 +11,9 @@ import Testing
         directory = try Paths.temporaryDirectory("reel-live-duration")
     }
 
-    /// Runs `reel`; true when it wrote its output. An export the export check refuses for a
-    /// known bug (issue 14, branch timestretch: the last frame overrunning the sound, or the
-    /// sound outlasting the picture) is recorded as that known issue.
+    /// Runs `reel`; true when it wrote its output (the export check refusing it is a failure).
     private func wrote(_ arguments: [String]) throws -> Bool {
         let result = try ProcessRunner.reel(arguments)
-        if result.status != 0, result.standardError.contains("(export check)") {
-            withKnownIssue("last frame overruns / sound outlasts the picture (timestretch)", isIntermittent: true) {
-                Issue.record("\(result.standardError)")
-            }
-            return false
-        }
         #expect(result.status == 0, "\(result.standardError)")
         return result.status == 0
     }

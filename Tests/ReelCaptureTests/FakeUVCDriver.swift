@@ -1,6 +1,6 @@
 import CV4L2
 import Foundation
-@testable import ReelCapture
+import ReelAV
 
 /// A fake V4L2 driver at the ioctl boundary, replaying a real UVC webcam's answers.
 ///
@@ -68,9 +68,9 @@ final class FakeUVCDriver: V4L2Driver, @unchecked Sendable {
 
     func close(_ descriptor: Int32) {}
 
-    func frameOpening(path: String, rate: Double) -> LiveDevice.Opening {
+    func frameInput(path: String, rate: Double) -> V4L2FrameInput {
         // The picture a real node would stream, from libavdevice's lavfi input instead.
-        .init(inputFormat: "lavfi", url: "testsrc2=size=320x240:rate=\(Int(rate.rounded()))", options: [:], mediaType: .video)
+        V4L2FrameInput(inputFormat: "lavfi", url: "testsrc2=size=320x240:rate=\(Int(rate.rounded()))", options: [:])
     }
 
     func ioctl(_ descriptor: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer) -> Int32 {

@@ -28,7 +28,7 @@ import Testing
         usleep(300_000) // the camera warms up, as the preview would
         let url = directory.appendingPathComponent("seed.mp4")
         try pipeline.startRecording(to: url)
-        usleep(1500000)
+        usleep(1_500_000)
         let frames = try await pipeline.stopRecording()
         preview.finish()
         var seen: [(Int, Bool)] = []

@@ -133,8 +133,8 @@ import Testing
         let checks = try CaptureChecks(url)
         let audioStart = try #require(checks.audioStart), videoStart = try #require(checks.frameTimes.first)
         let videoEnd = try #require(checks.frameTimes.last) + 1.0 / 30
-        // The sound starts and ends with the picture, not a second away from it. (The end
-        // waits at most 150 ms for late sound: a sanitizer build's microphone can be later.)
+        // The sound starts and ends with the picture, not a second away from it. (The stop
+        // waits for late sound while it keeps coming; a sanitizer build's microphone can stall.)
         #expect(abs(audioStart - videoStart) < 0.05, "audio from \(audioStart) s, video from \(videoStart) s")
         expectInRealTime {
             #expect(abs(checks.audioEnd - videoEnd) < 0.1, "audio to \(checks.audioEnd) s, video to \(videoEnd) s")

@@ -75,15 +75,24 @@ import Testing
         try session.addInput(try CaptureDeviceInput(device: camera))
         try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         session.sessionPreset = .low
-        DispatchQueue.concurrentPerform(iterations: 24) { index in
-            switch index % 4 {
-            case 0: session.startRunning()
-            case 1: try? camera.setFrameRate(index % 8 == 1 ? 60 : 30)
-            case 2: _ = (session.isRunning, session.deliveredFrames, session.droppedFrames, session.averageFrameTime)
-            default: session.stopRunning()
+        // Threads of their own, so that a busy pool cannot run every call on one.
+        let group = DispatchGroup()
+        for thread in 0..<4 {
+            group.enter()
+            Thread.detachNewThread {
+                for index in 0..<6 {
+                    switch (index + thread) % 4 {
+                    case 0: session.startRunning()
+                    case 1: try? camera.setFrameRate(index % 2 == 0 ? 60 : 30)
+                    case 2: _ = (session.isRunning, session.deliveredFrames, session.droppedFrames, session.averageFrameTime)
+                    default: session.stopRunning()
+                    }
+                    usleep(30_000)
+                }
+                group.leave()
             }
-            usleep(20_000)
         }
+        group.wait()
         session.startRunning()
         usleep(200_000)
         #expect(session.isRunning)

@@ -1,4 +1,5 @@
 import Foundation
+import ReelAV
 @testable import ReelCapture
 import ReelCore
 import ReelTestSupport
@@ -7,15 +8,11 @@ import Testing
 /// The V4L2 layer against ``FakeUVCDriver`` (no camera on these machines): enumeration,
 /// control mapping, what the camera lacks, and the errors of a real node.
 @Suite(.serialized) struct V4L2Tests {
-    /// Runs `body` with the fake as the driver, and the kernel's back afterwards.
+    /// Runs `body` with the fake as this task's driver (task-local: no other test sees it).
     func withFake<T>(_ fake: FakeUVCDriver = FakeUVCDriver(), _ body: (FakeUVCDriver) throws -> T) rethrows -> T {
         V4L2Camera.forgetAll()
-        V4L2.driver = fake
-        defer {
-            V4L2.driver = KernelV4L2()
-            V4L2Camera.forgetAll()
-        }
-        return try body(fake)
+        defer { V4L2Camera.forgetAll() }
+        return try V4L2.$driver.withValue(fake) { try body(fake) }
     }
 
     @Test func enumerationListsTheCaptureNodeWithItsFormats() throws {
@@ -129,12 +126,9 @@ import Testing
     @Test func unpluggingMidRecordingEndsItCleanly() async throws {
         let fake = FakeUVCDriver()
         V4L2Camera.forgetAll()
-        V4L2.driver = fake
-        defer {
-            V4L2.driver = KernelV4L2()
-            V4L2Camera.forgetAll()
-        }
-        let camera = try CaptureDevice.device(withUniqueID: "v4l2:/dev/video0")
+        defer { V4L2Camera.forgetAll() }
+        // Opened with the fake; the session's threads then use the camera's own driver.
+        let camera = try V4L2.$driver.withValue(fake) { try CaptureDevice.device(withUniqueID: "v4l2:/dev/video0") }
         camera.activeFormat = camera.formats.first { $0.pixelFormat == "mjpeg" && $0.width == 320 }
         try camera.setFrameRate(15)
         let session = CaptureSession()
@@ -178,5 +172,20 @@ import Testing
         print("v4l2 unplug: \(frames) frames, \(probe.duration ?? 0) s kept")
         #expect(frames >= 10, "\(frames) frames")
         #expect((probe.duration ?? 0) > 0.7, "\(String(describing: probe.duration)) s")
+    }
+}
+
+/// The driver hook is task-local: a fake bound in one task is not seen by another, so
+/// suites that list devices in parallel never meet a test's fake camera.
+@Suite struct V4L2DriverHookTests {
+    @Test func aFakeDriverIsSeenOnlyInsideItsBinding() async {
+        let fake = FakeUVCDriver()
+        await V4L2.$driver.withValue(fake) {
+            #expect(V4L2.driver === fake)
+            // A detached task does not inherit task-locals: it keeps the kernel's driver.
+            let elsewhere = await Task.detached { V4L2.driver is KernelV4L2 }.value
+            #expect(elsewhere)
+        }
+        #expect(V4L2.driver is KernelV4L2)
     }
 }

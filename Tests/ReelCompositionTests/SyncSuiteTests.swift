@@ -134,17 +134,11 @@ import Testing
 
     // MARK: - speed and compose
 
-    /// Flashes of `rate` frames for a speed-up: at 2x the output shows every other source frame,
-    /// so a one-frame flash fell between output frames for half the events (lost 2 of 4 at 2x,
-    /// as the ffmpeg CLI's setpts loses them too); a flash of `rate` frames is always caught,
-    /// and its onset still marks the event (placed within one output frame).
-    static func flashFrames(_ rate: Double) -> Int { rate > 1 ? Int(min(rate, 25).rounded(.up)) : 1 }
-
     static let rates: [Double] = SyncSuite.full ? [1.0 / 16, 0.25, 0.5, 2, 3, 5, 16] : [0.5, 2]
 
     @Test(arguments: rates)
     func speed(_ rate: Double) throws {
-        let kind = FlashClick(seconds: rate < 0.2 ? 2 : 4, flashFrames: Self.flashFrames(rate))
+        let kind = FlashClick(seconds: rate < 0.2 ? 2 : 4, flashLength: Int(rate.rounded(.up)))
         let source = try clip(kind)
         let out = directory.appendingPathComponent("speed.mp4")
         try judge(String(format: "speed %.4g", rate), ["speed", source.path, "--rate", "\(rate)", "-o", out.path],
@@ -155,7 +149,7 @@ import Testing
     /// Two clips with unaligned ranges (0.33–3.71 s, 1.07–3.9 s of a 4 s clip), the first at `rate`.
     @Test(arguments: rates)
     func composeWithUnalignedRangesAndSpeed(_ rate: Double) throws {
-        let kind = FlashClick(seconds: 4, flashFrames: Self.flashFrames(rate))
+        let kind = FlashClick(seconds: 4, flashLength: Int(rate.rounded(.up)))
         let source = try clip(kind)
         let spec = directory.appendingPathComponent("spec.json")
         try Data("""

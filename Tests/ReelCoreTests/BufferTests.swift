@@ -100,7 +100,10 @@ import Testing
     @Test func turnsChromaPlanesToo() throws {
         let source = try PixelBuffer(width: 4, height: 2, pixelFormat: .nv12)
         source.fill(planeValues: [16, 128])
-        source.withUnsafeMutableBytes(ofPlane: 1) { $0[0] = 1; $0[1] = 2 } // the top-left UV pair
+        source.withUnsafeMutableBytes(ofPlane: 1) { bytes in // the top-left UV pair
+            bytes[0] = 1
+            bytes[1] = 2
+        }
         let turned = try source.oriented(.right)
         #expect(turned.width == 2 && turned.height == 4)
         #expect(turned.element(plane: 1, x: 0, y: 0) == [1, 2])

@@ -50,7 +50,8 @@ import Testing
             do throws(ReelError) {
                 var spec = try CompositionSpec(data: data, name: file.path)
                 for index in spec.clips.indices { spec.clips[index].file = "valid.mp4" }
-                _ = try spec.build(relativeTo: media)
+                let built = try spec.build(relativeTo: media)
+                _ = try TimelinePicture.render(built.composition, video: built.videoComposition, width: 320)
             } catch {
                 #expect(!error.description.contains("\n"), "\(file.lastPathComponent): \(error)")
             }

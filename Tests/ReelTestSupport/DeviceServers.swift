@@ -28,8 +28,8 @@ public final class DeviceServer: @unchecked Sendable {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for argument in argv { free(argument) }
+            for variable in envp { free(variable) }
         }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, path, &actions, nil, argv, envp)

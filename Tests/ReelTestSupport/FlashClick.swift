@@ -20,14 +20,11 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
     public var variableRate: Bool
     /// Where in each second the flash falls (0.5: at 0.5 s, 1.5 s…).
     public var phase: Double
-    /// How many frames each flash lasts (1: one frame). A speed-up by `r` shows one source
-    /// frame in `r`, so a one-frame flash falls between output frames half the time at 2x and
-    /// no picture can show it; the speed cases use flashes of `r` frames, whose onset still
-    /// marks the event.
-    public var flashFrames: Int
+    /// Frames each flash lasts: a speed-up by N keeps one frame in N, so its sources flash for N.
+    public var flashLength: Int
 
     public init(rate: (Int, Int) = (25, 1), sampleRate: Int = 48000, seconds: Int = 3, soundDelay: Double = 0,
-                soundExtra: Double = 0, variableRate: Bool = false, phase: Double = 0.5, flashFrames: Int = 1) {
+                soundExtra: Double = 0, variableRate: Bool = false, phase: Double = 0.5, flashLength: Int = 1) {
         rateNumerator = rate.0
         rateDenominator = rate.1
         self.sampleRate = sampleRate
@@ -36,7 +33,7 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
         self.soundExtra = soundExtra
         self.variableRate = variableRate
         self.phase = phase
-        self.flashFrames = max(1, min(flashFrames, 25))
+        self.flashLength = max(1, flashLength)
     }
 
     public var frameRate: Double { variableRate ? 50 : Double(rateNumerator) / Double(rateDenominator) }
@@ -62,7 +59,7 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
         text += " \(sampleRate / 1000).\(sampleRate % 1000 / 100)k"
         if soundDelay > 0 { text += " late\(soundDelay)" }
         if soundExtra > 0 { text += " long\(soundExtra)" }
-        if flashFrames > 1 { text += " flash\(flashFrames)" }
+        if flashLength > 1 { text += " flash\(flashLength)" }
         return text
     }
 
@@ -80,8 +77,7 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
         let rate = variableRate ? 50 : frameRate
         let frameCount = Int((Double(seconds) * rate).rounded())
         let flashFrames = Set(events.flatMap { event in
-            let first = Int((event * rate).rounded())
-            return first..<(first + self.flashFrames)
+            (0..<(variableRate ? 1 : flashLength)).map { Int((event * rate).rounded()) + $0 }
         })
         let frameSize = 160 * 90
         var frames = [UInt8](repeating: 30, count: frameCount * frameSize)

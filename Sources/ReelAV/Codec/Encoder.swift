@@ -122,8 +122,11 @@ package final class Encoder {
                            channelLayout: .default(channels: channels))
     }
 
-    var channelLayoutPointer: UnsafeMutablePointer<AVChannelLayout> {
-        withUnsafeMutablePointer(to: &context.pointee.ch_layout) { $0 }
+    /// The context's own channel layout, in place: a pointer into FFmpeg's allocation (which
+    /// lives as long as this encoder), not one escaped from `withUnsafeMutablePointer`, whose
+    /// pointer is valid only inside its closure.
+    var channelLayoutPointer: UnsafeMutablePointer<AVChannelLayout>? {
+        context.pointer(to: \.ch_layout)
     }
 
     var pixelFormat: AVPixelFormat { context.pointee.pix_fmt }
@@ -158,9 +161,12 @@ package final class Encoder {
 
     /// Makes a frame of `samples` samples in this audio encoder's format.
     package func makeAudioFrame(samples: Int) throws(ReelError) -> Frame {
+        guard let layout = channelLayoutPointer else {
+            throw ReelError(.invalidState, "the audio encoder has no channel layout", operation: "makeAudioFrame")
+        }
         let frame = try Frame()
         try frame.allocateAudio(samples: samples, format: context.pointee.sample_fmt,
-                                sampleRate: Int(context.pointee.sample_rate), layout: channelLayoutPointer)
+                                sampleRate: Int(context.pointee.sample_rate), layout: layout)
         return frame
     }
 }

@@ -208,7 +208,38 @@ package final class Demuxer {
             language: metadata["language"],
             displayMatrix: displayMatrix(of: stream),
             isDefault: stream.pointee.disposition & AV_DISPOSITION_DEFAULT != 0,
-            metadata: metadata)
+            metadata: metadata,
+            activeFrameDuration: mediaType == .video ? activeFrameDuration(of: stream, timeBase: timeBase) : .invalid)
+    }
+
+    /// ``StreamInfo/activeFrameDuration`` from the index entries' decode timestamps (an MP4's
+    /// stts): what the frames really do, where `r_frame_rate` only guesses from the timestamps'
+    /// granularity. A burst of 10 fps between long pauses gives 0.1 s; a 30 fps recording
+    /// with timestamps jittered on a 1/120 s grid gives 1/30 s.
+    static func activeFrameDuration(of stream: UnsafeMutablePointer<AVStream>, timeBase: Rational) -> MediaTime {
+        let count = Int(avformat_index_get_entries_count(stream))
+        let listed = Int(max(stream.pointee.nb_frames, 0))
+        guard count >= 3, listed > 0, count * 10 >= listed * 9, timeBase.isPositive else { return .invalid }
+        var stamps: [Int64] = []
+        stamps.reserveCapacity(count)
+        for index in 0..<Int32(clamping: count) {
+            if let entry = avformat_index_get_entry(stream, index) { stamps.append(entry.pointee.timestamp) }
+        }
+        stamps.sort()
+        var gaps: [Int64] = []
+        gaps.reserveCapacity(stamps.count)
+        for (a, b) in zip(stamps, stamps.dropFirst()) {
+            let (gap, overflow) = b.subtractingReportingOverflow(a)
+            if !overflow, gap > 0 { gaps.append(gap) }
+        }
+        guard gaps.count >= 2 else { return .invalid }
+        let median = gaps.sorted()[gaps.count / 2]
+        let kept = gaps.filter { $0 <= 2 * median }
+        let total = kept.reduce(0.0) { $0 + Double($1) }
+        let seconds = total / Double(kept.count) * Double(timeBase.numerator) / Double(timeBase.denominator)
+        // 1 to 1000 frames a second; outside that the index is damaged.
+        guard seconds.isFinite, seconds >= 0.001, seconds <= 1 else { return .invalid }
+        return MediaTime(seconds: seconds, preferredTimescale: 90000)
     }
 
     /// The display matrix side data as a transform: 16.16 fixed point for a, b, c, d,

@@ -19,7 +19,8 @@ package struct StreamInfo: Sendable {
     /// `nb_frames`, or 0 when unknown.
     package var frameCount: Int
     package var averageFrameRate: Rational
-    /// `r_frame_rate`: the lowest rate that represents every timestamp exactly.
+    /// `r_frame_rate`: the lowest rate that represents every timestamp exactly. A guess
+    /// (`tbr`): a phone's jittered 30 fps says 120. Not for timing frames.
     package var baseFrameRate: Rational
     package var width: Int
     package var height: Int
@@ -40,4 +41,8 @@ package struct StreamInfo: Sendable {
     package var isDefault: Bool
     /// Stream-level metadata tags.
     package var metadata: [String: String]
+    /// The frames' typical spacing from the container's index of every sample (MP4, MOV):
+    /// the mean of the gaps between successive frames, leaving out pauses longer than twice
+    /// the median gap. Invalid when the index does not list every frame (Matroska's cues).
+    package var activeFrameDuration: MediaTime = .invalid
 }

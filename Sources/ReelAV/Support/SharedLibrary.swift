@@ -5,6 +5,7 @@ import ReelCore
 /// and libavdevice bring about a hundred further libraries with them, whose loading and
 /// symbol binding cost every `reel` command tens of milliseconds, even those that never
 /// filter or capture.
+// swift-format-ignore: UseSynthesizedInitializer
 struct SharedLibrary {
     let name: String
     private let handle: UnsafeMutableRawPointer
@@ -20,6 +21,7 @@ struct SharedLibrary {
         return SharedLibrary(name: name, handle: handle)
     }
 
+    // Private: a library is made only by loading one.
     private init(name: String, handle: UnsafeMutableRawPointer) {
         self.name = name
         self.handle = handle

@@ -24,6 +24,7 @@ public final class Asset: Sendable {
     public let bitRate: Int64
 
     /// Loads the asset at `url`.
+    /// - Parameter url: a file URL of a movie, sound or picture file FFmpeg reads.
     /// - Throws: ``ReelError`` naming the file and the cause: `.fileNotFound`,
     ///   `.isDirectory`, `.emptyFile`, `.permissionDenied`, or `.invalidData` with FFmpeg's
     ///   message for bytes that are not media or were cut short.
@@ -119,16 +120,23 @@ public final class Asset: Sendable {
     }
 
     /// The tracks of one medium, in file order. `tracks(withMediaType:)`.
+    /// - Parameter mediaType: `.video`, `.audio`…
+    /// - Returns: the tracks of that medium; empty when there are none.
     public func tracks(withMediaType mediaType: MediaType) -> [AssetTrack] {
         tracks.filter { $0.mediaType == mediaType }
     }
 
     /// The track with `trackID`, if any. `track(withTrackID:)`.
+    /// - Parameter trackID: the track's ID as the file numbers it.
+    /// - Returns: the track, or nil when the file has no track with that ID.
     public func track(withTrackID trackID: Int) -> AssetTrack? {
         tracks.first { $0.trackID == trackID }
     }
 
     /// The async form iOS code awaits: `try await asset.loadTracks(withMediaType: .video)`.
+    /// - Parameter mediaType: `.video`, `.audio`…
+    /// - Returns: the tracks of that medium, as ``tracks(withMediaType:)`` gives them.
+    /// - Throws: nothing today (the asset is loaded when made); the signature is AVFoundation's.
     public func loadTracks(withMediaType mediaType: MediaType) async throws(ReelError) -> [AssetTrack] {
         tracks(withMediaType: mediaType)
     }

@@ -23,8 +23,9 @@ public struct AssetTrack: Sendable, Hashable, Identifiable {
     public var preferredTransform: ReelCore.AffineTransform
     /// Frames per second, averaged over the track. `nominalFrameRate`.
     public var nominalFrameRate: Double
-    /// The shortest frame duration the timestamps allow (`r_frame_rate`), or invalid.
-    /// `minFrameDuration`.
+    /// The frames' spacing while they run, from the container's index of every frame
+    /// (bursts of a variable-rate clip count, its pauses do not), or invalid where the
+    /// container does not list every frame. `minFrameDuration`.
     public var minFrameDuration: MediaTime
     /// When the track plays in the asset's timeline. `timeRange`.
     public var timeRange: MediaTimeRange
@@ -82,11 +83,15 @@ public struct AssetTrack: Sendable, Hashable, Identifiable {
         } else {
             preferredTransform = .identity
         }
-        let rate = stream.averageFrameRate.isPositive ? stream.averageFrameRate : stream.baseFrameRate
-        nominalFrameRate = stream.mediaType == .video ? rate.doubleValue : 0
-        minFrameDuration = stream.baseFrameRate.isPositive && stream.baseFrameRate.numerator <= 1000
-            ? MediaTime(value: Int64(stream.baseFrameRate.denominator), timescale: stream.baseFrameRate.numerator)
-            : .invalid
+        // The average rate; else the timestamps' own rate; r_frame_rate (tbr) only as a last
+        // resort, and only where it is a plausible camera rate.
+        let timed = stream.activeFrameDuration.isNumeric ? 1 / stream.activeFrameDuration.seconds : 0
+        let guessed = stream.baseFrameRate.isPositive && stream.baseFrameRate.doubleValue <= 240 ? stream.baseFrameRate.doubleValue : 0
+        let rate = stream.averageFrameRate.isPositive ? stream.averageFrameRate.doubleValue : timed > 0 ? timed : guessed
+        nominalFrameRate = stream.mediaType == .video ? rate : 0
+        // From the frames' timestamps, never from r_frame_rate (tbr), which is a guess: a phone's
+        // 30 fps motion photo with jittered timestamps says 120 and would be rendered at 120.
+        minFrameDuration = stream.activeFrameDuration
         let start = stream.startTime.isNumeric ? stream.startTime : .zero
         let duration = stream.duration.isNumeric ? stream.duration
             : (containerDuration.isNumeric ? containerDuration - start : .zero)

@@ -6,8 +6,8 @@ import ReelCore
 enum SourceFile {
     /// - Returns: the file's identity and version (device, inode, size, change times), which
     ///   tell a file already read from one changed or replaced since.
-    /// - Throws: ``ReelError`` `.fileNotFound`, `.isDirectory`, `.emptyFile` or
-    ///   `.permissionDenied`, about `path`.
+    /// - Throws: ``ReelError`` `.fileNotFound`, `.isDirectory`, `.emptyFile`,
+    ///   `.permissionDenied`, or `.invalidArgument` for a FIFO, device or socket, about `path`.
     @discardableResult
     static func check(_ path: String) throws(ReelError) -> Version {
         var status = stat()
@@ -24,8 +24,16 @@ enum SourceFile {
             throw ReelError(.isDirectory, "is a directory, not a media file", subject: path)
         case S_IFREG:
             if status.st_size == 0 { throw ReelError(.emptyFile, "is empty (0 bytes)", subject: path) }
+        case S_IFIFO:
+            // Opening a pipe with no writer blocks forever; reading one is never what a media
+            // file means here (a camera is `--device`, which does not come this way).
+            throw ReelError(.invalidArgument, "is a named pipe (FIFO), not a regular file", subject: path)
+        case S_IFCHR, S_IFBLK:
+            throw ReelError(.invalidArgument, "is a device, not a regular file (cameras are given with --device)", subject: path)
+        case S_IFSOCK:
+            throw ReelError(.invalidArgument, "is a socket, not a regular file", subject: path)
         default:
-            break // devices and pipes are FFmpeg's to judge
+            throw ReelError(.invalidArgument, "is not a regular file", subject: path)
         }
         guard access(path, R_OK) == 0 else {
             throw ReelError(.permissionDenied, "permission denied: this user cannot read the file", subject: path)

@@ -15,7 +15,21 @@ public struct ContactSheet: Sendable {
         self.thumbnailWidth = thumbnailWidth
     }
 
+    /// The sheet's size for `track`, from its displayed aspect, before anything is decoded:
+    /// a sheet more than ``PixelBuffer/maximumDimension`` on a side cannot be made.
+    /// - Parameter track: the video track the cells come from.
+    /// - Returns: the sheet's width and height in pixels.
+    public func estimatedSize(of track: AssetTrack) -> (width: Int, height: Int) {
+        let padding = 8, label = 24, header = 44
+        let shown = track.displaySize
+        let aspect = shown.width > 0 && shown.height > 0 && (shown.height / shown.width).isFinite ? min(shown.height / shown.width, 4) : 9.0 / 16
+        let cellHeight = Int((Double(thumbnailWidth) * aspect).rounded())
+        return (padding + columns * (thumbnailWidth + padding), header + rows * (cellHeight + label + padding) + padding)
+    }
+
     /// Renders the sheet of `asset` as an RGBA picture.
+    /// - Parameter asset: a movie with a video track.
+    /// - Returns: `columns`×`rows` frames spread evenly over the asset, each `thumbnailWidth` wide.
     /// - Throws: ``ReelError`` for an asset without video, or a decode error.
     public func render(_ asset: Asset) throws(ReelError) -> PixelBuffer {
         guard columns >= 1, rows >= 1, columns * rows <= 400, (32...1920).contains(thumbnailWidth) else {
@@ -23,6 +37,11 @@ public struct ContactSheet: Sendable {
         }
         guard let track = asset.tracks(withMediaType: .video).first else {
             throw ReelError(.invalidData, "has no video track", subject: asset.url.path)
+        }
+        let estimate = estimatedSize(of: track)
+        guard estimate.width <= PixelBuffer.maximumDimension, estimate.height <= PixelBuffer.maximumDimension else {
+            throw ReelError(.invalidArgument,
+                            "a sheet of \(columns)x\(rows) frames \(thumbnailWidth) pixels wide would be \(estimate.width)x\(estimate.height), more than \(PixelBuffer.maximumDimension) on a side")
         }
         let count = columns * rows
         let end = track.timeRange.end.isNumeric && track.timeRange.end > .zero ? track.timeRange.end : asset.duration

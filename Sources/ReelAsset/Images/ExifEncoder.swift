@@ -67,7 +67,10 @@ enum ExifEncoder {
     private static func exifDate(_ date: Date) -> String {
         let calendar = Calendar(identifier: .gregorian)
         let parts = calendar.dateComponents(in: TimeZone.current, from: date)
-        func two(_ value: Int?) -> String { let v = value ?? 0; return v < 10 ? "0\(v)" : "\(v)" }
+        func two(_ value: Int?) -> String {
+            let v = value ?? 0
+            return v < 10 ? "0\(v)" : "\(v)"
+        }
         return "\(parts.year ?? 1970):\(two(parts.month)):\(two(parts.day)) \(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
     }
 

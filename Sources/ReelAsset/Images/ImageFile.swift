@@ -21,6 +21,11 @@ public enum ImageFile {
     }
 
     /// The encoded bytes of `picture`.
+    /// - Parameters:
+    ///   - picture: the picture, in any supported pixel format.
+    ///   - format: PNG or JPEG.
+    /// - Returns: the file's bytes.
+    /// - Throws: ``ReelError`` with FFmpeg's message when the picture cannot be encoded.
     public static func data(_ picture: PixelBuffer, format: Format) throws(ReelError) -> Data {
         switch format {
         case .png: Data(try ImageEncoder.png(picture))
@@ -29,6 +34,12 @@ public enum ImageFile {
     }
 
     /// The encoded bytes of `picture` with `metadata` as EXIF (its size filled in).
+    /// - Parameters:
+    ///   - picture: the picture, in any supported pixel format.
+    ///   - format: PNG or JPEG.
+    ///   - metadata: the camera, date, orientation and place to record.
+    /// - Returns: the file's bytes.
+    /// - Throws: ``ReelError`` with FFmpeg's message when the picture cannot be encoded.
     public static func data(_ picture: PixelBuffer, format: Format, metadata: ImageMetadata) throws(ReelError) -> Data {
         var metadata = metadata
         metadata.width = picture.width
@@ -42,6 +53,10 @@ public enum ImageFile {
 
     /// Writes `picture` to `url`, under a temporary name renamed when complete.
     /// The format follows the extension unless given.
+    /// - Parameters:
+    ///   - picture: the picture, in any supported pixel format.
+    ///   - url: the file to write; an existing one is replaced only once the new one is complete.
+    ///   - format: PNG or JPEG; by default, from the extension.
     /// - Throws: ``ReelError`` `.unsupported` for an extension other than png/jpg/jpeg, or `.io`.
     public static func write(_ picture: PixelBuffer, to url: URL, format: Format? = nil) throws(ReelError) {
         guard let format = format ?? Format(pathExtension: url.pathExtension) else {

@@ -29,6 +29,9 @@ public final class ImageGenerator {
 
     /// The picture at `time` and the time of the frame it shows.
     /// `copyCGImage(at:actualTime:)` / `image(at:)`.
+    /// - Parameter time: the time wanted, within the asset's duration.
+    /// - Returns: the picture (in ``pixelFormat``, turned upright when
+    ///   ``appliesPreferredTrackTransform`` is set) and the time of the frame it shows.
     /// - Throws: ``ReelError`` `.invalidData` for an asset with no video, `.invalidArgument`
     ///   for a time outside the asset, or a decode error.
     public func image(at time: MediaTime) throws(ReelError) -> (image: PixelBuffer, actualTime: MediaTime) {

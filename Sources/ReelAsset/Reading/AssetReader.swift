@@ -30,6 +30,7 @@ public final class AssetReader {
     private var demuxerAtEnd = false
 
     /// A reader of `asset`; opens the file.
+    /// - Parameter asset: the asset whose tracks the outputs will read.
     /// - Throws: ``ReelError`` when the file cannot be opened.
     public init(asset: Asset) throws(ReelError) {
         self.asset = asset
@@ -38,12 +39,15 @@ public final class AssetReader {
     }
 
     /// Whether `output` can be added: before reading starts, one output per track.
+    /// - Parameter output: an output of one of this reader's asset's tracks.
+    /// - Returns: true when ``add(_:)`` would accept it.
     public func canAdd(_ output: AssetReaderTrackOutput) -> Bool {
         status == .unknown && output.reader == nil && !outputs.contains { $0.track.streamIndex == output.track.streamIndex }
             && asset.tracks.contains { $0.streamIndex == output.track.streamIndex }
     }
 
     /// Adds an output. `add(_:)`.
+    /// - Parameter output: an output of one of this reader's asset's tracks.
     /// - Throws: ``ReelError`` `.invalidState` when ``canAdd(_:)`` is false.
     public func add(_ output: AssetReaderTrackOutput) throws(ReelError) {
         guard canAdd(output) else {

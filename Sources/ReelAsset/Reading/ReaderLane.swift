@@ -192,9 +192,9 @@ final class ReaderLane {
             return even ? max(2, whole + (whole % 2)) : whole
         }
         switch (settings.width, settings.height) {
-        case let (width?, height?): return (width, height)
-        case let (width?, nil): return (width, round(Double(width) * Double(sourceHeight) / Double(sourceWidth)))
-        case let (nil, height?): return (round(Double(height) * Double(sourceWidth) / Double(sourceHeight)), height)
+        case (let width?, let height?): return (width, height)
+        case (let width?, nil): return (width, round(Double(width) * Double(sourceHeight) / Double(sourceWidth)))
+        case (nil, let height?): return (round(Double(height) * Double(sourceWidth) / Double(sourceHeight)), height)
         case (nil, nil): return (sourceWidth, sourceHeight)
         }
     }

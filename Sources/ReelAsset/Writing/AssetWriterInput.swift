@@ -56,6 +56,9 @@ public final class AssetWriterInput: @unchecked Sendable {
     private var finished = false
 
     /// A video input.
+    /// - Parameters:
+    ///   - mediaType: `.video`.
+    ///   - outputSettings: the codec, size and quality to encode with.
     public init(mediaType: MediaType, outputSettings: VideoSettings) {
         self.mediaType = mediaType
         videoSettings = outputSettings
@@ -63,6 +66,9 @@ public final class AssetWriterInput: @unchecked Sendable {
     }
 
     /// An audio input.
+    /// - Parameters:
+    ///   - mediaType: `.audio`.
+    ///   - outputSettings: the codec, sample rate, channels and bit rate to encode with.
     public init(mediaType: MediaType, outputSettings: AudioSettings) {
         self.mediaType = mediaType
         audioSettings = outputSettings
@@ -78,6 +84,7 @@ public final class AssetWriterInput: @unchecked Sendable {
 
     /// Appends a sample: a picture for a video input, audio for an audio input.
     /// `append(_:)`.
+    /// - Parameter sample: a picture or audio with its presentation time (and duration).
     /// - Throws: ``ReelError`` `.invalidState` outside a session or after
     ///   ``markAsFinished()``; `.invalidArgument` for media of the wrong kind, size or pixel
     ///   format, or a time that does not increase; the writer's error once it has failed.

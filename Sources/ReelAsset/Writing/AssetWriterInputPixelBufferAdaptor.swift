@@ -11,8 +11,10 @@ public final class AssetWriterInputPixelBufferAdaptor: @unchecked Sendable {
     /// `pixelBufferPool`.
     public let pixelBufferPool: PixelBufferPool?
 
-    /// - Parameter sourcePixelFormat: what will be appended: `.bgra` from a filter, `.yuv420p`
-    ///   or `.nv12` from a camera.
+    /// - Parameters:
+    ///   - assetWriterInput: the video input the pictures are appended to.
+    ///   - sourcePixelFormat: what will be appended: `.bgra` from a filter, `.yuv420p`
+    ///     or `.nv12` from a camera.
     public init(assetWriterInput: AssetWriterInput, sourcePixelFormat: PixelFormat = .yuv420p) {
         self.assetWriterInput = assetWriterInput
         self.sourcePixelFormat = sourcePixelFormat
@@ -27,6 +29,9 @@ public final class AssetWriterInputPixelBufferAdaptor: @unchecked Sendable {
 
     /// Appends a picture shown from `presentationTime` until the next one.
     /// `append(_:withPresentationTime:)`.
+    /// - Parameters:
+    ///   - pixelBuffer: the picture, in the adaptor's source pixel format.
+    ///   - presentationTime: when it is shown, later than the previous picture's.
     /// - Throws: as ``AssetWriterInput/append(_:)``.
     public func append(_ pixelBuffer: PixelBuffer, withPresentationTime presentationTime: MediaTime) throws(ReelError) {
         try assetWriterInput.appendVideo(pixelBuffer, at: presentationTime, duration: .invalid)

@@ -1,3 +1,4 @@
+import Foundation
 import ReelAV
 import ReelCore
 
@@ -6,6 +7,10 @@ enum EncoderChoice {
     /// The encoder time base for video: 1/90000 represents 24, 25, 30, 50, 60 and
     /// 29.97 fps exactly, and is what MPEG and most cameras use.
     static let videoTimeBase = Rational(1, 90000)
+
+    /// Beyond 1920x1080 twice over (4 megapixels), frames cost enough memory that the
+    /// encoder and the renderer hold fewer of them.
+    static let largeFrameArea = 1920 * 1088 * 2 // as RenderMemory.largeFrameArea
 
     static func video(_ settings: VideoSettings, fileType: FileType) -> VideoEncoderConfiguration {
         let name: String
@@ -26,10 +31,19 @@ enum EncoderChoice {
         configuration.keyFrameInterval = settings.keyFrameInterval
         switch settings.codec {
         case .h264:
-            // Lossless (CRF 0) needs High 4:4:4 Predictive; let x264 pick unless told.
-            configuration.profile = settings.profile ?? (settings.quality == 0 ? nil : "high")
+            // Lossless needs High 4:4:4 Predictive; let x264 pick unless told. x264 is lossless
+            // below a CRF of 1 (0.4 too), and says so on stderr itself if the profile is High.
+            configuration.profile = settings.profile ?? ((settings.quality ?? 23) < 1 ? nil : "high")
             configuration.preset = settings.preset ?? "medium"
             if settings.bitRate == nil { configuration.crf = settings.quality ?? 23 }
+            if settings.width * settings.height > largeFrameArea {
+                // x264 keeps rc-lookahead (40 at medium) frames and a frame per thread (1.5 per
+                // core), each several times the picture: 1 GB at 3840x2160. Ten frames of
+                // lookahead and a thread per core keep a 4K render under 1 GB, for about the
+                // same quality.
+                configuration.options["rc-lookahead"] = "10"
+                configuration.threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
+            }
         case .hevc:
             configuration.preset = settings.preset ?? "medium"
             if let profile = settings.profile { configuration.profile = profile }

@@ -38,6 +38,12 @@ public enum RecordingRecovery {
         guard demuxer.streams.contains(where: { $0.mediaType == .video }) else {
             throw ReelError(.invalidData, "has no video track to recover", subject: path)
         }
+        // What the muxer would refuse in its own words (about the output, naming its internals)
+        // is said here about the recording.
+        for stream in demuxer.streams where stream.mediaType == .video && (stream.width <= 0 || stream.height <= 0) {
+            throw ReelError(.invalidData, "its video track (track \(stream.index + 1)) has no picture size in its header: the header is damaged, nothing to recover",
+                            subject: path)
+        }
         let folder = destination.deletingLastPathComponent()
         guard FileManager.default.fileExists(atPath: folder.path) else {
             throw ReelError(.fileNotFound, "the folder \(folder.path) does not exist", subject: destination.path)
@@ -72,20 +78,26 @@ public enum RecordingRecovery {
         do throws(ReelError) {
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
             var outputs: [Int: Int] = [:]
-            for stream in copied {
-                let index = try muxer.addStream(copying: demuxer, streamIndex: stream.index)
-                if let matrix = stream.displayMatrix, !matrix.isIdentity { try muxer.setDisplayMatrix(matrix, streamIndex: index) }
-                if let language = stream.language { muxer.setMetadata("language", language, streamIndex: index) }
-                outputs[stream.index] = index
+            do throws(ReelError) {
+                for stream in copied {
+                    let index = try muxer.addStream(copying: demuxer, streamIndex: stream.index)
+                    if let matrix = stream.displayMatrix, !matrix.isIdentity { try muxer.setDisplayMatrix(matrix, streamIndex: index) }
+                    if let language = stream.language { muxer.setMetadata("language", language, streamIndex: index) }
+                    outputs[stream.index] = index
+                }
+                for (key, value) in demuxer.metadata where ["creation_time", "title", "location", "make", "model"].contains(key) {
+                    muxer.setMetadata(key, value)
+                }
+                for stream in demuxer.streams where outputs[stream.index] == nil {
+                    demuxer.setDiscarded(true, streamIndex: stream.index)
+                }
+                try muxer.writeHeader(options: optimizeForNetworkUse && fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
+            } catch where error.code != .diskFull && error.code != .io && error.code != .permissionDenied {
+                let codecs = copied.map { "\($0.mediaType) \($0.codecName)" }.joined(separator: ", ")
+                throw ReelError(.unsupported,
+                                "its tracks (\(codecs)) cannot be copied as they are into a .\(destination.pathExtension) file; try another -o extension (.mov takes more codecs)",
+                                subject: path)
             }
-            for (key, value) in demuxer.metadata where ["creation_time", "title", "location", "make", "model"].contains(key) {
-                muxer.setMetadata(key, value)
-            }
-            for stream in demuxer.streams where outputs[stream.index] == nil {
-                demuxer.setDiscarded(true, streamIndex: stream.index)
-            }
-            let options = optimizeForNetworkUse && fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:]
-            try muxer.writeHeader(options: options)
             let packet = try Packet()
             var join = StreamJoin()
             var frames = 0

@@ -8,13 +8,14 @@ struct ComposeCommand: Command {
     let spec = CommandSpec(
         name: "compose",
         abstract: "Render a composition described in JSON (docs/composition-spec.md).",
-        usage: "SPEC.json -o OUT [--preset NAME]",
-        positionals: 1...1,
+        usage: "SPEC.json -o OUT [--preset NAME] | --bench",
+        positionals: 0...1,
         options: [
             .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
             .value("preset", "NAME", help: "Overrides the spec's preset."),
             .flag("check", help: "Only check the spec; write nothing."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
+            .flag("bench", help: "Time the compositor's draws at 1920x1080 on one core and on all (run a release build)."),
         ],
         discussion: """
         Every check happens before rendering; an error names the spec path, such as clips[2].range.end.
@@ -24,7 +25,20 @@ struct ComposeCommand: Command {
         """)
 
     func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
-        let specURL = URL(fileURLWithPath: arguments.positionals[0])
+        if arguments.flag("bench") {
+            guard arguments.positionals.isEmpty else { throw UsageError("--bench takes no spec", command: spec.name) }
+            for result in try CompositorBench.run() {
+                let name = result.name.padding(toLength: 20, withPad: " ", startingAt: 0)
+                console.print("compositor \(name) " + String(format: "one core %7.3f ms  all cores %7.3f ms  speed-up %.2f",
+                                                             result.oneCore, result.allCores,
+                                                             result.oneCore / max(result.allCores, 1e-9)))
+            }
+            return 0
+        }
+        guard let path = arguments.positionals.first else {
+            throw UsageError("give the spec: reel compose SPEC.json -o OUT", command: spec.name)
+        }
+        let specURL = URL(fileURLWithPath: path)
         let description = try CompositionSpec(contentsOf: specURL)
         let built: BuiltComposition
         do {
@@ -37,19 +51,16 @@ struct ComposeCommand: Command {
             return 0
         }
         let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
-        // No input may be the output: clips, the music, image overlays.
-        var inputs = description.clips.enumerated().map { ("clips[\($0.offset)].file", $0.element.file) }
-        if let music = description.audio?.music { inputs.append(("audio.music.file", music.file)) }
+        // No input may be the output: the spec itself, clips, the music, image overlays.
+        let folder = specURL.deletingLastPathComponent()
+        func resolved(_ file: String) -> String { file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path }
+        var inputs = [("the spec", specURL.path)]
+        inputs += description.clips.enumerated().map { ("clips[\($0.offset)].file", resolved($0.element.file)) }
+        if let music = description.audio?.music { inputs.append(("audio.music.file", resolved(music.file))) }
         for (index, overlay) in (description.overlays ?? []).enumerated() {
-            if let file = overlay.file { inputs.append(("overlays[\(index)].file", file)) }
+            if let file = overlay.file { inputs.append(("overlays[\(index)].file", resolved(file))) }
         }
-        for (path, file) in inputs {
-            let input = file.hasPrefix("/") ? URL(fileURLWithPath: file)
-                : specURL.deletingLastPathComponent().appendingPathComponent(file)
-            if input.standardizedFileURL == url.standardizedFileURL {
-                throw ReelError(.invalidArgument, "the output would overwrite this file", subject: "\(specURL.path): \(path)")
-            }
-        }
+        try OutputGuard.refuse(output: url, replacing: inputs)
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: built.preset)
         let session = ExportSession(composition: built.composition, preset: preset)
         session.outputURL = url

@@ -23,6 +23,16 @@ enum CompositionExport {
         return (url, type)
     }
 
+    /// The asset at `path`, refused by its path (not as `clips[0]`, which a one-file command
+    /// does not have) when it has no picture.
+    static func videoAsset(_ path: String) throws(ReelError) -> Asset {
+        let asset = try Asset(path: path)
+        guard !asset.tracks(withMediaType: .video).isEmpty else {
+            throw ReelError(.invalidData, "has no video track: nothing to render (an audio-only file?)", subject: path)
+        }
+        return asset
+    }
+
     static func run(_ session: ExportSession, console: Console, json: Bool, label: String) async throws(ReelError) {
         let progress = ProgressReporter(console: console, json: json, total: max(session.composition.duration.seconds, 0.001),
                                         label: label)
@@ -30,7 +40,7 @@ enum CompositionExport {
         let total = session.composition.duration.seconds
         try await session.export { fraction in box.update(fraction * total) }
         progress.finish()
-        for warning in session.warnings { console.printError("\(label): \(warning)") }
+        for warning in session.warnings { console.printError("reel \(label): \(warning)") }
     }
 }
 
@@ -88,9 +98,7 @@ struct MergeCommand: Command {
         }
         var assets: [Asset] = []
         for path in arguments.positionals {
-            if URL(fileURLWithPath: path).standardizedFileURL == url.standardizedFileURL {
-                throw ReelError(.invalidArgument, "the output would overwrite an input", subject: path)
-            }
+            try OutputGuard.refuse(output: url, replacing: [("a clip", path)])
             assets.append(try Asset(path: path))
         }
         // Each clip lasts as long as its picture (a longer sound is cut there).
@@ -120,10 +128,8 @@ struct ExportCommand: Command {
         let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: .highestQuality)
         let input = arguments.positionals[0]
-        if URL(fileURLWithPath: input).standardizedFileURL == url.standardizedFileURL {
-            throw ReelError(.invalidArgument, "the output would overwrite the input", subject: input)
-        }
-        let sequence = try ClipSequence(assets: [try Asset(path: input)])
+        try OutputGuard.refuse(output: url, replacing: [("the input", input)])
+        let sequence = try ClipSequence(assets: [try CompositionExport.videoAsset(input)])
         let session = sequence.exportSession(preset: preset, to: url, fileType: type)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "export")
         return 0

@@ -31,7 +31,20 @@ struct ContactSheetCommand: Command {
         let sheet = ContactSheet(columns: try arguments.int("columns", in: 1...20) ?? 4,
                                  rows: try arguments.int("rows", in: 1...20) ?? 3,
                                  thumbnailWidth: try arguments.int("width", in: 32...1920) ?? 320)
-        let picture = try sheet.render(try Asset(path: arguments.positionals[0]))
+        let asset = try Asset(path: arguments.positionals[0])
+        if let track = asset.tracks(withMediaType: .video).first {
+            // Each option can be inside its range while together they make too big a picture.
+            let size = sheet.estimatedSize(of: track), limit = PixelBuffer.maximumDimension
+            if size.width > limit {
+                throw UsageError("--columns \(sheet.columns) of --width \(sheet.thumbnailWidth) make a sheet \(size.width) pixels wide, more than \(limit): use fewer columns or a smaller --width",
+                                 command: spec.name)
+            }
+            if size.height > limit {
+                throw UsageError("--rows \(sheet.rows) of frames \(sheet.thumbnailWidth) pixels wide make a sheet \(size.height) pixels high, more than \(limit): use fewer rows or a smaller --width",
+                                 command: spec.name)
+            }
+        }
+        let picture = try sheet.render(asset)
         try ImageFile.write(picture, to: url)
         console.printError("wrote \(output): \(picture.width)x\(picture.height)")
         return 0

@@ -41,9 +41,8 @@ struct FilterCommand: Command {
         }
         let outputURL = URL(fileURLWithPath: outputPath)
         let inputPath = arguments.positionals[0]
-        if URL(fileURLWithPath: inputPath).standardizedFileURL == outputURL.standardizedFileURL {
-            throw ReelError(.invalidArgument, "the output would overwrite the input", subject: outputPath)
-        }
+        try OutputGuard.refuse(output: outputURL, replacing: [("the input", inputPath)]
+                                   + FilterChain.cubeFiles(in: chainText).map { ("a ColorCube file", $0) })
         if ImageFile.Format(pathExtension: outputURL.pathExtension) != nil {
             let asset = try Asset(path: inputPath)
             let generator = ImageGenerator(asset: asset)

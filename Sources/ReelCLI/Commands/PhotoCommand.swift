@@ -44,7 +44,7 @@ struct PhotoCommand: Command {
         // Let auto focus and auto exposure settle (at most a second and a half).
         let deadline = Date().addingTimeInterval(1.5)
         try await Task.sleep(nanoseconds: 300_000_000)
-        while (camera.isAdjustingFocus || camera.isAdjustingExposure), Date() < deadline {
+        while camera.isAdjustingFocus || camera.isAdjustingExposure, Date() < deadline {
             try await Task.sleep(nanoseconds: 50_000_000)
         }
         let settings = PhotoSettings(codec: formatName == "png" ? .png : .jpeg(quality: quality), flashMode: flash,

@@ -31,10 +31,8 @@ struct SpeedCommand: Command {
         let preset = try CompositionExport.preset(arguments, command: spec.name,
                                                   default: rate < 1 ? .passthrough : .highestQuality)
         let input = arguments.positionals[0]
-        if URL(fileURLWithPath: input).standardizedFileURL == url.standardizedFileURL {
-            throw ReelError(.invalidArgument, "the output would overwrite the input", subject: input)
-        }
-        let asset = try Asset(path: input)
+        try OutputGuard.refuse(output: url, replacing: [("the input", input)])
+        let asset = try CompositionExport.videoAsset(input)
         let pitch: AudioTimePitchAlgorithm = arguments.flag("varispeed") ? .varispeed : .timeDomain
         if preset == .passthrough {
             guard rate < 1 else {

@@ -56,9 +56,7 @@ struct TranscodeCommand: Command {
             throw UsageError("-o must end in .mp4, .mov, .m4v, .webm or .mkv, not '\(outputPath)'", command: spec.name)
         }
         let inputPath = arguments.positionals[0]
-        if URL(fileURLWithPath: inputPath).standardizedFileURL == outputURL.standardizedFileURL {
-            throw ReelError(.invalidArgument, "the output would overwrite the input", subject: outputPath)
-        }
+        try OutputGuard.refuse(output: outputURL, replacing: [("the input", inputPath)])
 
         var options = MediaCopyJob.Options()
         options.codec = codec

@@ -164,7 +164,7 @@ extension CaptureDevice.Source {
             return .init(inputFormat: "x11grab", url: display, options: ["framerate": rate, "draw_mouse": "0"],
                          mediaType: .video)
         case .v4l2(let path):
-            return V4L2.driver.frameOpening(path: path, rate: frameRate)
+            return V4L2Camera.frameOpening(path: path, rate: frameRate)
         case .virtualCamera, .virtualMicrophone, .file:
             return nil
         }

@@ -110,7 +110,14 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
         guard let picture = sample.pixelBuffer else { return }
         let (filter, preview, recording) = lock.withLock { (_filter, self.preview, self.recording) }
         var shown = picture
-        if let filter, let filtered = try? filter.apply(picture) { shown = filtered }
+        if let filter {
+            do throws(ReelError) {
+                shown = try filter.apply(picture)
+            } catch {
+                // The preview shows the picture unfiltered; a recording stops with the reason.
+                if let recording { lock.withLock { if recording.failure == nil { recording.failure = error } } }
+            }
+        }
         let filtered = SampleBuffer(pixelBuffer: shown, presentationTime: sample.presentationTime, duration: sample.duration)
         preview?(filtered)
         guard let recording, lock.withLock({ recording.failure == nil }) else { return }
@@ -122,7 +129,11 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
             recording.writer.startSession(atSourceTime: sample.presentationTime)
             let earlier = lock.withLock { recentAudio }
             for buffered in earlier where buffered.timeRange.end > sample.presentationTime {
-                try? recording.audio?.append(buffered)
+                do throws(ReelError) {
+                    try recording.audio?.append(buffered)
+                } catch {
+                    lock.withLock { if recording.failure == nil { recording.failure = error } }
+                }
             }
             lock.withLock { recording.audioFrom = earlier.last?.timeRange.end ?? .invalid }
         }

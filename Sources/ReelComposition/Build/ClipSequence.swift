@@ -46,6 +46,7 @@ public struct ClipSequence: Sendable {
     }
 
     /// - Parameters:
+    ///   - assets: the clips, in order, each used whole.
     ///   - transitions: the transition after each clip but the last; repeated when shorter.
     ///   - renderSize: the frame size; the first clip's displayed size when nil.
     /// - Throws: ``ReelError`` naming the clip (`clips[2]`) that has no video or is too short
@@ -124,8 +125,20 @@ public struct ClipSequence: Sendable {
             guard let track = asset.tracks(withMediaType: .video).first else { return .identity }
             return Self.aspectFit(naturalSize: track.naturalSize, preferredTransform: track.preferredTransform, in: size)
         }
+        // The clips' ranges rise with their index and overlap only their neighbours (at a
+        // transition), so a binary search finds them: a scan per stretch made 100,000 clips
+        // quadratic.
+        func lastStarting(atOrBefore time: MediaTime) -> Int? {
+            var low = 0, high = ranges.count
+            while low < high {
+                let middle = (low + high) / 2
+                if ranges[middle].start <= time { low = middle + 1 } else { high = middle }
+            }
+            return low > 0 ? low - 1 : nil
+        }
         func clipIndex(at time: MediaTime, track: Int) -> Int? {
-            ranges.indices.first { $0 % 2 == (track - 1) % 2 && ranges[$0].contains(time) }
+            guard let last = lastStarting(atOrBefore: time) else { return nil }
+            return (max(0, last - 2)...last).first { $0 % 2 == (track - 1) % 2 && ranges[$0].contains(time) }
         }
         var mix = AudioMix(inputParameters: audioTracks.map { AudioMixInputParameters(trackID: $0.trackID) })
         for (index, instruction) in video.instructions.enumerated() {
@@ -141,7 +154,7 @@ public struct ClipSequence: Sendable {
                 let previous = video.instructions[index - 1].layerInstructions.first?.trackID
                 let fromIndex = layers[0].trackID == previous ? 0 : 1
                 var from = layers[fromIndex], to = layers[1 - fromIndex]
-                let joinIndex = ranges.indices.last { ranges[$0].start <= start } .map { max(0, $0 - 1) } ?? 0
+                let joinIndex = lastStarting(atOrBefore: start).map { max(0, $0 - 1) } ?? 0
                 let transition = joinIndex < joins.count ? joins[joinIndex] : .none
                 let fromClip = clipIndex(at: start, track: from.trackID)
                 Self.apply(transition, from: &from, to: &to, range: instruction.timeRange, size: size,

@@ -12,7 +12,9 @@ public struct SpeedChange: Sendable {
     public let composition: MutableComposition
     public let videoComposition: VideoComposition
 
-    /// - Parameter rate: 5 plays five times as fast (a fifth of the duration), 0.25 four times as slow.
+    /// - Parameters:
+    ///   - asset: the clip, used whole: its picture and its sound.
+    ///   - rate: 5 plays five times as fast (a fifth of the duration), 0.25 four times as slow.
     /// - Throws: ``ReelError`` for a rate outside 1/16…16 or an asset without video.
     public init(asset: Asset, rate: Double) throws(ReelError) {
         guard rate.isFinite, rate >= 1.0 / 16, rate <= 16 else {

@@ -15,7 +15,11 @@ public enum TimelinePicture {
         let picture = try PixelBuffer(width: width, height: height, pixelFormat: .rgba)
         picture.fillRect(x: 0, y: 0, width: width, height: height, rgba: (24, 24, 28, 255))
         let span = Double(width - margin - 20)
-        func x(_ seconds: Double) -> Int { margin + Int((seconds / duration * span).rounded()) }
+        // Held to the drawn span: an animation that begins past the end sits at the end
+        // (and a begin of 1e19 seconds cannot overflow the conversion).
+        func x(_ seconds: Double) -> Int {
+            margin + Int((min(max(seconds.isNaN ? 0 : seconds, 0), duration) / duration * span).rounded())
+        }
 
         // Axis: a tick and label every few seconds.
         let step = [1.0, 2, 5, 10, 30, 60, 300].first { duration / $0 <= 12 } ?? 600

@@ -34,8 +34,13 @@ public enum Transition: Sendable, Hashable {
     public init?(spec: String) {
         let parts = spec.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard let kind = parts.first, !kind.isEmpty else { return nil }
-        if kind == "none" { self = .none; return }
-        let seconds = parts.count > 1 ? Double(parts[1]) : 1
+        if kind == "none" {
+            self = .none
+            return
+        }
+        // Decimal seconds only: Double("0x10") would read a hexadecimal 16, Double("inf") infinity.
+        let decimal = parts.count < 2 || parts[1].allSatisfy { $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }
+        let seconds = !decimal ? nil : parts.count > 1 ? Double(parts[1]) : 1
         guard let seconds, seconds > 0, seconds <= 60 else { return nil }
         let duration = MediaTime(seconds: seconds, preferredTimescale: 600)
         let words = kind.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)

@@ -190,6 +190,7 @@ public final class ExportSession: @unchecked Sendable {
             throw ReelError(.invalidArgument, "the composition is empty over the time range", subject: "timeRange")
         }
         let (width, height) = preset.outputSize(for: video.renderSize)
+        try RenderMemory.check(width: width, height: height)
         let writer = try AssetWriter(outputURL: outputURL, fileType: outputFileType)
         writer.shouldOptimizeForNetworkUse = shouldOptimizeForNetworkUse
         writer.metadata = metadata
@@ -203,6 +204,7 @@ public final class ExportSession: @unchecked Sendable {
             codec: outputFileType == .webm ? .opus : .aac, sampleRate: AudioRenderer.sampleRate, channelCount: 2)) : nil
         if let audioInput { try writer.add(audioInput) }
 
+        let readAhead = width * height > RenderMemory.largeFrameArea ? min(self.readAhead, 3) : self.readAhead
         let renderer = try VideoRenderer(composition: composition, videoComposition: video, outputWidth: width,
                                          outputHeight: height, readAhead: readAhead)
         defer { renderer.close() }

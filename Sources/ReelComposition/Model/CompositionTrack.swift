@@ -132,6 +132,12 @@ public final class CompositionTrack: @unchecked Sendable {
         if time > end, !segments.isEmpty || time > .zero {
             segments.append(CompositionTrackSegment(emptyTimeRange: MediaTimeRange(start: end, end: time)))
         }
+        // At the end (how a sequence is built, clip after clip): nothing to split or shift.
+        // Walking and copying every segment for each one made 100,000 clips quadratic.
+        if time >= end {
+            segments.append(segment)
+            return
+        }
         splitAt(time)
         let duration = segment.timeMapping.target.duration
         var result: [CompositionTrackSegment] = []

@@ -67,4 +67,6 @@ public final class MutableComposition: @unchecked Sendable {
 public typealias CMPersistentTrackID = Int
 
 /// `kCMPersistentTrackID_Invalid`: ask for the next free track ID.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// Core Media's name, kept so ported code reads the same.
 public let kCMPersistentTrackID_Invalid: CMPersistentTrackID = 0

@@ -3,34 +3,46 @@ import ReelCore
 
 /// Draws layers into a yuv420p frame: fills, straight copies for whole-pixel moves,
 /// and bilinear sampling through the inverse transform for everything else, each
-/// blended by opacity. Plane by plane, two cores at a time.
+/// blended by opacity. Plane by plane, each plane's rows in one band per core
+/// (``ParallelRows``): every band writes only its own rows.
 enum Compositor {
+    /// A pixel coordinate from a rounded Double, held to ±2^40 (far off any frame) so that
+    /// an overlay placed at 1e300 is simply not drawn instead of trapping the conversion.
+    static func pixel(_ value: Double) -> Int {
+        value.isNaN ? 0 : Int(min(max(value, -0x1p40), 0x1p40))
+    }
+
+    /// Whether a transform and its inverse stay in a range where every sampled coordinate
+    /// fits an `Int`: a layer scaled past a million or below a millionth covers no pixel
+    /// sensibly and is skipped.
+    static func isDrawable(_ transform: ReelCore.AffineTransform, _ inverse: ReelCore.AffineTransform) -> Bool {
+        [transform.a, transform.b, transform.c, transform.d, inverse.a, inverse.b, inverse.c, inverse.d].allSatisfy { abs($0) <= 1e6 }
+            && [transform.tx, transform.ty, inverse.tx, inverse.ty].allSatisfy { abs($0) <= 1e12 }
+    }
+
     /// Black in video range.
     static func clear(_ frame: PixelBuffer, red: Double = 0, green: Double = 0, blue: Double = 0) {
         let (y, cb, cr) = yuv(red: red, green: green, blue: blue)
         frame.fill(planeValues: [y, cb, cr])
     }
 
-    /// BT.709 video-range YCbCr of an RGB colour given from 0 to 1.
+    /// BT.709 video-range YCbCr of an RGB colour given from 0 to 1 (``YCbCr`` in ReelCore).
     static func yuv(red: Double, green: Double, blue: Double) -> (UInt8, UInt8, UInt8) {
-        let luma = 0.2126 * red + 0.7152 * green + 0.0722 * blue
-        let y = 16 + 219 * luma, cb = 128 + 224 * (blue - luma) / 1.8556, cr = 128 + 224 * (red - luma) / 1.5748
-        func byte(_ v: Double) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
-        return (byte(y), byte(cb), byte(cr))
+        YCbCr.videoRange(red: red, green: green, blue: blue)
     }
 
     /// Draws `source` into `target` through `transform` (source pixels → target pixels)
     /// at `opacity`, optionally only the `crop` part of the source.
     static func draw(_ source: PixelBuffer, into target: PixelBuffer, transform: ReelCore.AffineTransform,
                      opacity: Double, crop: Rect? = nil) {
-        guard opacity > 0.001, let inverse = transform.inverted() else { return }
+        guard opacity > 0.001, let inverse = transform.inverted(), isDrawable(transform, inverse) else { return }
         let alpha = Int32((min(opacity, 1) * 256).rounded())
         let clip = crop ?? Rect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))
         // A pure move (a push in progress, a clip placed in a frame) lands on the nearest even
         // pixel, so every plane copies exactly: a sub-pixel blur buys nothing at 25 moves a second.
         let nearlyUnit = abs(transform.a - 1) < 1e-9 && abs(transform.d - 1) < 1e-9 && transform.b == 0 && transform.c == 0
         if nearlyUnit, crop == nil {
-            let dx = Int((transform.tx / 2).rounded()) * 2, dy = Int((transform.ty / 2).rounded()) * 2
+            let dx = pixel((transform.tx / 2).rounded()) * 2, dy = pixel((transform.ty / 2).rounded()) * 2
             for plane in 0..<3 {
                 let scale = plane == 0 ? 1 : 2
                 copyShifted(source, target, plane: plane, dx: dx / scale, dy: dy / scale, alpha: alpha)
@@ -50,8 +62,8 @@ enum Compositor {
             let box = Rect(x: lowX, y: lowY, width: limitX - lowX, height: limitY - lowY)
                 .applying(ReelCore.AffineTransform(a: transform.a, b: transform.b, c: transform.c, d: transform.d,
                                                    tx: transform.tx * scale, ty: transform.ty * scale))
-            let rowStart = max(0, Int(box.minY.rounded(.down))), rowEnd = min(targetPlane.height, Int(box.maxY.rounded(.up)) + 1)
-            let columnStart = max(0, Int(box.minX.rounded(.down))), columnEnd = min(targetPlane.width, Int(box.maxX.rounded(.up)) + 1)
+            let rowStart = max(0, pixel(box.minY.rounded(.down))), rowEnd = min(targetPlane.height, pixel(box.maxY.rounded(.up)) + 1)
+            let columnStart = max(0, pixel(box.minX.rounded(.down))), columnEnd = min(targetPlane.width, pixel(box.maxX.rounded(.up)) + 1)
             guard rowEnd > rowStart, columnEnd > columnStart else { continue }
             if axisAligned {
                 drawScaled(source, into: target, plane: plane, a: a, d: d, tx: tx, ty: ty, rows: rowStart..<rowEnd,
@@ -61,7 +73,8 @@ enum Compositor {
             source.withPlane(plane) { input, inStride in
                 target.withMutablePlane(plane) { output, outStride in
                     let maxX = Int(sourcePlane.width) - 1, maxY = Int(sourcePlane.height) - 1
-                    for row in rowStart..<rowEnd {
+                    ParallelRows.run(rows: rowEnd - rowStart) { band in
+                    for row in band.lowerBound + rowStart..<band.upperBound + rowStart {
                         let out = output + row * outStride
                         let py = Double(row) + 0.5
                         for column in columnStart..<columnEnd {
@@ -80,6 +93,7 @@ enum Compositor {
                             let value = (top * 256 + (bottom - top) * clampedFy + 32_768) >> 16
                             blend(out, column, value, alpha)
                         }
+                    }
                     }
                 }
             }
@@ -105,7 +119,8 @@ enum Compositor {
         }
         source.withPlane(plane) { input, inStride in
             target.withMutablePlane(plane) { output, outStride in
-                for row in rows {
+                ParallelRows.run(rows: rows.count) { band in
+                for row in band.lowerBound + rows.lowerBound..<band.upperBound + rows.lowerBound {
                     let sy = d * (Double(row) + 0.5) + ty - 0.5
                     guard sy >= low.1 - 0.5, sy <= limit.1 - 0.5 else { continue }
                     let y0 = min(max(Int(sy.rounded(.down)), 0), maxY), y1 = min(y0 + 1, maxY)
@@ -121,6 +136,7 @@ enum Compositor {
                         let upper = p00 * 256 + (p10 - p00) * fx, lower = p01 * 256 + (p11 - p01) * fx
                         blend(out, column, (upper * 256 + (lower - upper) * fy + 32_768) >> 16, alpha)
                     }
+                }
                 }
             }
         }
@@ -145,7 +161,8 @@ enum Compositor {
         guard columnEnd > columnStart, rowEnd > rowStart else { return }
         source.withPlane(plane) { input, inStride in
             target.withMutablePlane(plane) { output, outStride in
-                for row in rowStart..<rowEnd {
+                ParallelRows.run(rows: rowEnd - rowStart) { band in
+                for row in band.lowerBound + rowStart..<band.upperBound + rowStart {
                     let from = input + (row - dy) * inStride + (columnStart - dx)
                     let to = output + row * outStride + columnStart
                     if alpha >= 256 {
@@ -155,6 +172,7 @@ enum Compositor {
                             blend(to, x, Int32(from.load(fromByteOffset: x, as: UInt8.self)), alpha)
                         }
                     }
+                }
                 }
             }
         }
@@ -168,36 +186,14 @@ enum Compositor {
         for plane in 0..<3 {
             let scale = plane == 0 ? 1.0 : 0.5
             let p = target.planes[plane]
-            let x0 = max(0, Int((rect.minX * scale).rounded())), x1 = min(p.width, Int((rect.maxX * scale).rounded()))
-            let y0 = max(0, Int((rect.minY * scale).rounded())), y1 = min(p.height, Int((rect.maxY * scale).rounded()))
+            let x0 = max(0, pixel((rect.minX * scale).rounded())), x1 = min(p.width, pixel((rect.maxX * scale).rounded()))
+            let y0 = max(0, pixel((rect.minY * scale).rounded())), y1 = min(p.height, pixel((rect.maxY * scale).rounded()))
             guard x1 > x0, y1 > y0 else { continue }
+            let value = Int32(values[plane])
             target.withMutablePlane(plane) { output, stride in
-                for row in y0..<y1 {
-                    for column in x0..<x1 { blend(output + row * stride, column, Int32(values[plane]), alpha) }
-                }
-            }
-        }
-    }
-
-    /// Lays an RGBA picture over the frame at `origin`, by its alpha times `opacity`.
-    static func drawRGBA(_ picture: PixelBuffer, into target: PixelBuffer, origin: Point, opacity: Double) {
-        let ox = Int(origin.x.rounded()), oy = Int(origin.y.rounded())
-        picture.withPlane(0) { input, inStride in
-            for y in 0..<picture.height {
-                for x in 0..<picture.width {
-                    let p = input + y * inStride + 4 * x
-                    let a = Double(p.load(fromByteOffset: 3, as: UInt8.self)) / 255 * opacity
-                    guard a > 0.004 else { continue }
-                    let (ly, cb, cr) = yuv(red: Double(p.load(as: UInt8.self)) / 255,
-                                           green: Double(p.load(fromByteOffset: 1, as: UInt8.self)) / 255,
-                                           blue: Double(p.load(fromByteOffset: 2, as: UInt8.self)) / 255)
-                    let tx = ox + x, ty = oy + y
-                    guard tx >= 0, ty >= 0, tx < target.width, ty < target.height else { continue }
-                    let alpha = Int32((a * 256).rounded())
-                    target.withMutablePlane(0) { blend($0 + ty * $1, tx, Int32(ly), alpha) }
-                    if tx % 2 == 0, ty % 2 == 0 {
-                        target.withMutablePlane(1) { blend($0 + (ty / 2) * $1, tx / 2, Int32(cb), alpha) }
-                        target.withMutablePlane(2) { blend($0 + (ty / 2) * $1, tx / 2, Int32(cr), alpha) }
+                ParallelRows.run(rows: y1 - y0) { band in
+                    for row in band.lowerBound + y0..<band.upperBound + y0 {
+                        for column in x0..<x1 { blend(output + row * stride, column, value, alpha) }
                     }
                 }
             }
@@ -209,31 +205,41 @@ enum Compositor {
     /// sampling through the inverse transform, over the transformed picture's bounds only.
     static func drawRGBA(_ picture: PixelBuffer, into target: PixelBuffer, transform: ReelCore.AffineTransform,
                          opacity: Double) {
-        guard opacity > 0.001, let inverse = transform.inverted() else { return }
+        guard opacity > 0.001, let inverse = transform.inverted(), isDrawable(transform, inverse) else { return }
         let box = Rect(x: 0, y: 0, width: Double(picture.width), height: Double(picture.height)).applying(transform)
-        let x0 = max(0, Int(box.minX.rounded(.down))), x1 = min(target.width, Int(box.maxX.rounded(.up)))
-        let y0 = max(0, Int(box.minY.rounded(.down))), y1 = min(target.height, Int(box.maxY.rounded(.up)))
+        let x0 = max(0, pixel(box.minX.rounded(.down))), x1 = min(target.width, pixel(box.maxX.rounded(.up)))
+        let y0 = max(0, pixel(box.minY.rounded(.down))), y1 = min(target.height, pixel(box.maxY.rounded(.up)))
         guard x1 > x0, y1 > y0 else { return }
         picture.withPlane(0) { input, inStride in
-            for y in y0..<y1 {
-                for x in x0..<x1 {
-                    let p = Point(x: Double(x) + 0.5, y: Double(y) + 0.5).applying(inverse)
-                    let sx = Int(p.x.rounded(.down)), sy = Int(p.y.rounded(.down))
-                    guard sx >= 0, sy >= 0, sx < picture.width, sy < picture.height else { continue }
-                    let pixel = input + sy * inStride + 4 * sx
-                    let a = Double(pixel.load(fromByteOffset: 3, as: UInt8.self)) / 255 * opacity
-                    guard a > 0.004 else { continue }
-                    let (ly, cb, cr) = yuv(red: Double(pixel.load(as: UInt8.self)) / 255,
-                                           green: Double(pixel.load(fromByteOffset: 1, as: UInt8.self)) / 255,
-                                           blue: Double(pixel.load(fromByteOffset: 2, as: UInt8.self)) / 255)
-                    let alpha = Int32((a * 256).rounded())
-                    target.withMutablePlane(0) { blend($0 + y * $1, x, Int32(ly), alpha) }
-                    if x % 2 == 0, y % 2 == 0 {
-                        target.withMutablePlane(1) { blend($0 + (y / 2) * $1, x / 2, Int32(cb), alpha) }
-                        target.withMutablePlane(2) { blend($0 + (y / 2) * $1, x / 2, Int32(cr), alpha) }
+        target.withMutablePlane(0) { luma, lumaStride in
+        target.withMutablePlane(1) { cbPlane, cbStride in
+        target.withMutablePlane(2) { crPlane, crStride in
+            // A chroma sample is written only under an even luma row, so bands of rows
+            // never share one.
+            ParallelRows.run(rows: y1 - y0) { band in
+                for y in band.lowerBound + y0..<band.upperBound + y0 {
+                    for x in x0..<x1 {
+                        let p = Point(x: Double(x) + 0.5, y: Double(y) + 0.5).applying(inverse)
+                        let sx = Int(p.x.rounded(.down)), sy = Int(p.y.rounded(.down))
+                        guard sx >= 0, sy >= 0, sx < picture.width, sy < picture.height else { continue }
+                        let pixel = input + sy * inStride + 4 * sx
+                        let a = Double(pixel.load(fromByteOffset: 3, as: UInt8.self)) / 255 * opacity
+                        guard a > 0.004 else { continue }
+                        let (ly, cb, cr) = yuv(red: Double(pixel.load(as: UInt8.self)) / 255,
+                                               green: Double(pixel.load(fromByteOffset: 1, as: UInt8.self)) / 255,
+                                               blue: Double(pixel.load(fromByteOffset: 2, as: UInt8.self)) / 255)
+                        let alpha = Int32((a * 256).rounded())
+                        blend(luma + y * lumaStride, x, Int32(ly), alpha)
+                        if x % 2 == 0, y % 2 == 0 {
+                            blend(cbPlane + (y / 2) * cbStride, x / 2, Int32(cb), alpha)
+                            blend(crPlane + (y / 2) * crStride, x / 2, Int32(cr), alpha)
+                        }
                     }
                 }
             }
+        }
+        }
+        }
         }
     }
 }

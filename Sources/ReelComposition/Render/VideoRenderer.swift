@@ -34,7 +34,9 @@ final class VideoRenderer {
         self.readAhead = readAhead
         outputScale = (Double(outputWidth) / videoComposition.renderSize.width,
                        Double(outputHeight) / videoComposition.renderSize.height)
-        pool = try PixelBufferPool(width: outputWidth, height: outputHeight, pixelFormat: .yuv420p, maximumFreeBuffers: 8)
+        // A 3840x2160 frame is 12 MB: a large render keeps fewer spare.
+        let spare = outputWidth * outputHeight > RenderMemory.largeFrameArea ? 3 : 8
+        pool = try PixelBufferPool(width: outputWidth, height: outputHeight, pixelFormat: .yuv420p, maximumFreeBuffers: spare)
     }
 
     /// The frame at composition time `time`.

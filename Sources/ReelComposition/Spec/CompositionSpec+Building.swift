@@ -43,7 +43,13 @@ extension CompositionSpec {
                 guard start >= 0, start.isFinite else {
                     throw ReelError(.invalidArgument, "must be 0 or more, not \(start)", subject: "\(name).range.start")
                 }
-                guard end > start, end <= asset.duration.seconds + 0.001 else {
+                guard start < asset.duration.seconds else {
+                    throw ReelError(.invalidArgument,
+                                    "\(Self.format(start)) s is past the end of the file (\(String(format: "%.3f", asset.duration.seconds)) s)",
+                                    subject: "\(name).range.start")
+                }
+                // A millisecond at least: 1e-300 s would round to an empty range.
+                guard end >= start + 0.001, end <= asset.duration.seconds + 0.001 else {
                     throw ReelError(.invalidArgument,
                                     "\(end) s is not after the start (\(start) s) and within the file (\(String(format: "%.3f", asset.duration.seconds)) s)",
                                     subject: "\(name).range.end")
@@ -73,7 +79,7 @@ extension CompositionSpec {
         var presetValue = ExportPreset.highestQuality
         if let name = preset {
             guard let found = ExportPreset.allCases.first(where: { $0.rawValue == name }), found != .passthrough else {
-                throw ReelError(.invalidArgument, "'\(name)' is not a rendering preset (\(ExportPreset.allCases.dropFirst().map(\.rawValue).joined(separator: ", ")))",
+                throw ReelError(.invalidArgument, "'\(ReelError.quoted(name))' is not a rendering preset (\(ExportPreset.allCases.dropFirst().map(\.rawValue).joined(separator: ", ")))",
                                 subject: "preset")
             }
             presetValue = found
@@ -124,7 +130,7 @@ extension CompositionSpec {
         var direction = Transition.Direction.left
         if let name = spec.direction {
             guard let parsed = Transition.Direction(rawValue: name) else {
-                throw ReelError(.invalidArgument, "is left, right, up or down, not '\(name)'", subject: "\(path).direction")
+                throw ReelError(.invalidArgument, "is left, right, up or down, not '\(ReelError.quoted(name))'", subject: "\(path).direction")
             }
             direction = parsed
         }
@@ -137,7 +143,7 @@ extension CompositionSpec {
         case "fade": return .fadeThroughBlack(duration: duration)
         case "zoom": return .zoom(duration: duration)
         default:
-            throw ReelError(.invalidArgument, "is none, dissolve, push, slide, wipe, fade or zoom, not '\(spec.type)'",
+            throw ReelError(.invalidArgument, "is none, dissolve, push, slide, wipe, fade or zoom, not '\(ReelError.quoted(spec.type))'",
                             subject: "\(path).type")
         }
     }
@@ -145,7 +151,7 @@ extension CompositionSpec {
     static func colour(_ text: String?, at path: String) throws(ReelError) -> (Double, Double, Double) {
         let hex = (text ?? "#ffffff").trimmingCharacters(in: CharacterSet(charactersIn: "#"))
         guard hex.count == 6, let value = Int(hex, radix: 16) else {
-            throw ReelError(.invalidArgument, "wants #RRGGBB, not '\(text ?? "")'", subject: path)
+            throw ReelError(.invalidArgument, "wants #RRGGBB, not '\(ReelError.quoted(text ?? ""))'", subject: path)
         }
         return (Double(value >> 16 & 0xFF) / 255, Double(value >> 8 & 0xFF) / 255, Double(value & 0xFF) / 255)
     }
@@ -154,6 +160,10 @@ extension CompositionSpec {
         let frame = Rect(x: overlay.frame.x, y: overlay.frame.y, width: overlay.frame.width, height: overlay.frame.height)
         guard frame.width > 0, frame.height > 0, frame.width <= 8192, frame.height <= 8192 else {
             throw ReelError(.invalidArgument, "wants a width and height from 0 to 8192", subject: "\(path).frame")
+        }
+        // The same rules as reading a spec applies, for a spec changed in code since.
+        for (key, value) in [("x", overlay.frame.x), ("y", overlay.frame.y)] where !coordinateRule.admits(value) {
+            throw coordinateRule.refusal(value, at: "\(path).frame.\(key)")
         }
         let content: OverlayLayer.Content
         switch overlay.type {
@@ -181,7 +191,7 @@ extension CompositionSpec {
                 throw ReelError(error.code, error.message, subject: "\(path).file \(resolve(file).path)")
             }
         default:
-            throw ReelError(.invalidArgument, "is color, text or image, not '\(overlay.type)'", subject: "\(path).type")
+            throw ReelError(.invalidArgument, "is color, text or image, not '\(ReelError.quoted(overlay.type))'", subject: "\(path).type")
         }
         let opacity = overlay.opacity ?? 1
         guard (0...1).contains(opacity) else {
@@ -191,7 +201,7 @@ extension CompositionSpec {
         for (index, animation) in (overlay.animations ?? []).enumerated() {
             let place = "\(path).animations[\(index)]"
             guard let keyPath = KeyframeAnimation.KeyPath(rawValue: animation.property) else {
-                throw ReelError(.invalidArgument, "is opacity, position, scale or rotation, not '\(animation.property)'",
+                throw ReelError(.invalidArgument, "is opacity, position, scale or rotation, not '\(ReelError.quoted(animation.property))'",
                                 subject: "\(place).property")
             }
             guard !animation.values.isEmpty else { throw ReelError(.invalidArgument, "needs values", subject: "\(place).values") }
@@ -202,8 +212,23 @@ extension CompositionSpec {
                                     subject: "\(place).keyTimes")
                 }
             }
-            guard animation.duration > 0, animation.begin >= 0 else {
-                throw ReelError(.invalidArgument, "wants a positive duration and a begin of 0 or more", subject: "\(place).duration")
+            for (key, value) in [("begin", animation.begin), ("duration", animation.duration)] {
+                if let rule = numberRules["overlays[].animations[].\(key)"], !rule.admits(value) {
+                    throw rule.refusal(value, at: "\(place).\(key)")
+                }
+            }
+            if let rule = animationValueRules[keyPath.rawValue] {
+                for (valueIndex, value) in animation.values.enumerated() {
+                    switch value {
+                    case .number(let n) where keyPath != .position:
+                        guard rule.admits(n) else { throw rule.refusal(n, at: "\(place).values[\(valueIndex)]") }
+                    case .point(let x, let y) where keyPath == .position:
+                        for c in [x, y] where !rule.admits(c) { throw rule.refusal(c, at: "\(place).values[\(valueIndex)]") }
+                    default:
+                        throw ReelError(.invalidArgument, keyPath == .position ? "a position is an [x, y] pair" : "wants single numbers",
+                                        subject: "\(place).values[\(valueIndex)]")
+                    }
+                }
             }
             let points = animation.values.map { value -> Point in
                 switch value {

@@ -22,20 +22,30 @@ extension CompositionSpec {
 
     /// Parses spec JSON; `name` is the file the errors mention.
     public init(data: Data, name: String = "spec") throws(ReelError) {
+        do throws(ReelError) {
+            try SpecJSONScanner.check(data)
+        } catch {
+            throw error.about(name)
+        }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw ReelError(.invalidData, "is not JSON (\((error as NSError).userInfo["NSDebugDescription"] ?? "unreadable"))",
-                            subject: name)
+            let reason = (error as NSError).userInfo["NSDebugDescription"].map { "\($0)" } ?? "unreadable"
+            throw ReelError(.invalidData, "is not JSON (\(ReelError.quoted(reason)))", subject: name)
         }
         try Self.checkKeys(object, path: "", pattern: "", name: name)
+        do throws(ReelError) {
+            try Self.checkValues(object, path: "", pattern: "")
+        } catch {
+            throw ReelError(error.code, "\(error.subject ?? "the top level"): \(error.message)", subject: name)
+        }
         do {
             self = try JSONDecoder().decode(CompositionSpec.self, from: data)
         } catch let error as DecodingError {
             throw ReelError(.invalidData, Self.describe(error), subject: name)
         } catch {
-            throw ReelError(.invalidData, "\(error)", subject: name)
+            throw ReelError(.invalidData, ReelError.quoted("\(error)"), subject: name)
         }
     }
 
@@ -44,7 +54,7 @@ extension CompositionSpec {
             guard let known = knownKeys[pattern] else { return }
             for key in dictionary.keys.sorted() where !known.contains(key) {
                 let place = path.isEmpty ? "the top level" : path
-                throw ReelError(.invalidData, "unknown key '\(key)' in \(place) (known: \(known.sorted().joined(separator: ", ")))",
+                throw ReelError(.invalidData, "unknown key '\(ReelError.quoted(key, limit: 40))' in \(place) (known: \(known.sorted().joined(separator: ", ")))",
                                 subject: name)
             }
             for (key, value) in dictionary {
@@ -67,17 +77,29 @@ extension CompositionSpec {
         return text.isEmpty ? "the top level" : text
     }
 
+    /// A JSON kind in words, never a Swift type name.
+    static func describe(_ type: Any.Type) -> String {
+        let name = "\(type)"
+        if type == String.self { return "a string" }
+        if type == Bool.self { return "true or false" }
+        if type == Int.self { return "a whole number" }
+        if type == Double.self { return "a number" }
+        if name.hasPrefix("Dictionary") { return "an object ({...})" }
+        if name.hasPrefix("Array") { return "a list ([...])" }
+        return "another kind of value"
+    }
+
     static func describe(_ error: DecodingError) -> String {
         switch error {
         case .keyNotFound(let key, let context):
             let parent = path(context.codingPath)
             return "\(parent == "the top level" ? key.stringValue : "\(parent).\(key.stringValue)"): is missing"
         case .typeMismatch(let type, let context):
-            return "\(path(context.codingPath)): wants \(type == String.self ? "a string" : type == Double.self || type == Int.self ? "a number" : "\(type)")"
+            return "\(path(context.codingPath)): wants \(describe(type))"
         case .valueNotFound(_, let context):
             return "\(path(context.codingPath)): is null"
         case .dataCorrupted(let context):
-            return "\(path(context.codingPath)): \(context.debugDescription)"
+            return "\(path(context.codingPath)): \(ReelError.quoted(context.debugDescription))"
         @unknown default:
             return "\(error)"
         }

@@ -59,7 +59,7 @@ public struct AudioBuffer: Sendable, Hashable {
                 switch sampleFormat.rawValue {
                 case "u8": return (Float(raw[offset]) - 128) / 128
                 case "s16", "s16p": return Float(raw.loadUnaligned(fromByteOffset: offset, as: Int16.self)) / 32768
-                case "s32", "s32p": return Float(raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)) / 2147483648
+                case "s32", "s32p": return Float(raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)) / 2_147_483_648
                 case "flt", "fltp": return raw.loadUnaligned(fromByteOffset: offset, as: Float.self)
                 case "dbl", "dblp": return Float(raw.loadUnaligned(fromByteOffset: offset, as: Double.self))
                 default: return 0

@@ -77,6 +77,10 @@ public final class PixelBuffer: @unchecked Sendable {
     }
 
     /// Calls `body` with the bytes of plane `index`, rows `bytesPerRow` apart.
+    /// - Parameters:
+    ///   - index: the plane (0 for luma or packed pixels).
+    ///   - body: reads the bytes; the pointer is valid only inside it.
+    /// - Returns: what `body` returns.
     public func withUnsafeBytes<R, E: Error>(
         ofPlane index: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
@@ -86,6 +90,10 @@ public final class PixelBuffer: @unchecked Sendable {
     }
 
     /// Calls `body` with the writable bytes of plane `index`.
+    /// - Parameters:
+    ///   - index: the plane (0 for luma or packed pixels).
+    ///   - body: writes the bytes; the pointer is valid only inside it.
+    /// - Returns: what `body` returns.
     public func withUnsafeMutableBytes<R, E: Error>(
         ofPlane index: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
@@ -95,6 +103,10 @@ public final class PixelBuffer: @unchecked Sendable {
     }
 
     /// Calls `body` with the start of plane `index` and its stride, for kernels that walk rows.
+    /// - Parameters:
+    ///   - index: the plane (0 for luma or packed pixels).
+    ///   - body: reads rows `bytesPerRow` apart; the pointer is valid only inside it.
+    /// - Returns: what `body` returns.
     public func withPlane<R, E: Error>(
         _ index: Int, _ body: (UnsafeRawPointer, _ bytesPerRow: Int) throws(E) -> R
     ) throws(E) -> R {
@@ -102,6 +114,10 @@ public final class PixelBuffer: @unchecked Sendable {
     }
 
     /// Calls `body` with the writable start of plane `index` and its stride.
+    /// - Parameters:
+    ///   - index: the plane (0 for luma or packed pixels).
+    ///   - body: writes rows `bytesPerRow` apart; the pointer is valid only inside it.
+    /// - Returns: what `body` returns.
     public func withMutablePlane<R, E: Error>(
         _ index: Int, _ body: (UnsafeMutableRawPointer, _ bytesPerRow: Int) throws(E) -> R
     ) throws(E) -> R {
@@ -110,6 +126,11 @@ public final class PixelBuffer: @unchecked Sendable {
 
     /// The bytes of one element (a pixel, or a sample pair) at `(x, y)` in plane `index`,
     /// for tests and probes; nil outside the plane. Not for hot loops.
+    /// - Parameters:
+    ///   - index: the plane.
+    ///   - x: the column, in the plane's own samples.
+    ///   - y: the row, in the plane's own rows.
+    /// - Returns: the element's bytes (1 for a planar sample, 2 for an nv12 pair, 4 for RGBA).
     public func element(plane index: Int, x: Int, y: Int) -> [UInt8]? {
         guard planes.indices.contains(index) else { return nil }
         let plane = planes[index]
@@ -121,6 +142,7 @@ public final class PixelBuffer: @unchecked Sendable {
 
     /// Sets every byte of every plane to the values given per plane (for example `[16, 128, 128]`
     /// for black in video-range YUV). Padding bytes are set too.
+    /// - Parameter planeValues: one byte per plane; planes beyond the list are left alone.
     public func fill(planeValues: [UInt8]) {
         for (index, plane) in planes.enumerated() where index < planeValues.count {
             (storage.base + plane.offset).initializeMemory(as: UInt8.self, repeating: planeValues[index],
@@ -129,6 +151,8 @@ public final class PixelBuffer: @unchecked Sendable {
     }
 
     /// Copies the pixels (not the padding) of `other`, which must have the same size and format.
+    /// - Parameter other: the picture to copy.
+    /// - Throws: ``ReelError`` `.invalidArgument` when the sizes or formats differ.
     public func copyPixels(from other: PixelBuffer) throws(ReelError) {
         guard other.width == width, other.height == height, other.pixelFormat == pixelFormat else {
             throw ReelError(.invalidArgument,
@@ -138,6 +162,9 @@ public final class PixelBuffer: @unchecked Sendable {
     }
 
     /// Copies plane `index` of `other`, a buffer of the same size and format, row by row.
+    /// - Parameters:
+    ///   - index: the plane.
+    ///   - other: the picture to copy it from.
     public func copyPlane(_ index: Int, from other: PixelBuffer) {
         let source = other.planes[index], target = planes[index]
         for row in 0..<target.height {

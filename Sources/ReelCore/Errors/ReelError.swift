@@ -70,6 +70,30 @@ public struct ReelError: Error, Sendable, Hashable, CustomStringConvertible {
         return copy
     }
 
+    /// Input text as an error message may quote it: at most `limit` characters, every
+    /// control or unprintable character (a binary file's bytes, a line break) shown as `?`,
+    /// and `…` where it was cut, so that a 10 MB line or a binary file stays one short line.
+    /// - Parameters:
+    ///   - text: the text from the input.
+    ///   - limit: the most characters kept.
+    /// - Returns: the printable, bounded quotation (without quote marks).
+    public static func quoted(_ text: some StringProtocol, limit: Int = 80) -> String {
+        var result = ""
+        var count = 0
+        for character in text {
+            if count == limit { return result + "…" }
+            let printable = character.unicodeScalars.allSatisfy { scalar in
+                switch scalar.properties.generalCategory {
+                case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator: false
+                default: scalar != "\u{FFFD}"
+                }
+            }
+            result.append(printable ? character : "?")
+            count += 1
+        }
+        return result
+    }
+
     /// `subject: message (operation)` on one line.
     public var description: String {
         var line = subject.map { "\($0): " } ?? ""

@@ -35,12 +35,16 @@ public struct AffineTransform: Sendable, Hashable, Codable {
     /// Multiples of π/2 are exact (no 6e-17 residue), so orientation checks can compare with `==`.
     public init(rotationAngle angle: Double) {
         let quarterTurns = angle / (Double.pi / 2)
-        if quarterTurns == quarterTurns.rounded() {
+        // Beyond 2^52 every Double is a whole number of quarter turns, and beyond Int's range
+        // the conversion would trap: only exact small multiples take the exact path.
+        if quarterTurns == quarterTurns.rounded(), abs(quarterTurns) < 0x1p52 {
             let turns = ((Int(quarterTurns) % 4) + 4) % 4
             let (cosine, sine): (Double, Double) = [(1, 0), (0, 1), (-1, 0), (0, -1)][turns]
             self.init(a: cosine, b: sine, c: -sine, d: cosine, tx: 0, ty: 0)
-        } else {
+        } else if angle.isFinite {
             self.init(a: cos(angle), b: sin(angle), c: -sin(angle), d: cos(angle), tx: 0, ty: 0)
+        } else {
+            self.init(a: 1, b: 0, c: 0, d: 1, tx: 0, ty: 0)
         }
     }
 

@@ -40,6 +40,10 @@ public struct MediaTime: Sendable {
     public static let defaultTimescale: Int32 = 600
 
     /// A time of `value / timescale` seconds. A timescale of zero or less gives ``invalid``.
+    /// `CMTimeMake(value:timescale:)`.
+    /// - Parameters:
+    ///   - value: the count of `1 / timescale` second ticks.
+    ///   - timescale: ticks per second (600 for video, the sample rate for sound).
     public init(value: Int64, timescale: Int32) {
         if timescale > 0 {
             self.init(value: value, timescale: timescale, flags: .valid)
@@ -57,11 +61,24 @@ public struct MediaTime: Sendable {
 
     /// The time nearest to `seconds` in `preferredTimescale`, rounding half away from zero.
     /// NaN gives ``invalid``; infinities and values beyond `Int64` give the matching infinity.
+    /// Use it only at the edges (user input); inside, keep times rational.
+    /// - Parameters:
+    ///   - seconds: the time in seconds.
+    ///   - preferredTimescale: the timescale of the result (600 by default).
     public init(seconds: Double, preferredTimescale: Int32 = MediaTime.defaultTimescale) {
-        guard preferredTimescale > 0, !seconds.isNaN else { self = .invalid; return }
+        guard preferredTimescale > 0, !seconds.isNaN else {
+            self = .invalid
+            return
+        }
         let scaled = (seconds * Double(preferredTimescale)).rounded(.toNearestOrAwayFromZero)
-        if scaled >= 9.223372036854775e18 { self = .positiveInfinity; return }
-        if scaled <= -9.223372036854775e18 { self = .negativeInfinity; return }
+        if scaled >= 9.223372036854775e18 {
+            self = .positiveInfinity
+            return
+        }
+        if scaled <= -9.223372036854775e18 {
+            self = .negativeInfinity
+            return
+        }
         var flags: Flags = .valid
         if scaled != seconds * Double(preferredTimescale) { flags.insert(.hasBeenRounded) }
         self.init(value: Int64(scaled), timescale: preferredTimescale, flags: flags)
@@ -123,6 +140,10 @@ extension MediaTime {
     /// An exact conversion keeps its flags; a rounded one adds ``Flags-swift.struct/hasBeenRounded``;
     /// a value that no longer fits in `Int64` becomes the infinity of its sign.
     /// Non-numeric times are returned unchanged.
+    /// - Parameters:
+    ///   - newTimescale: the timescale of the result.
+    ///   - method: how a value between two ticks of the new timescale is rounded.
+    /// - Returns: the time in `newTimescale`.
     public func convertScale(_ newTimescale: Int32, method: RoundingMethod = .roundHalfAwayFromZero) -> MediaTime {
         guard isNumeric else { return self }
         guard newTimescale > 0 else { return .invalid }
@@ -199,6 +220,10 @@ extension MediaTime {
 
     /// `self * multiplier / divisor`, rounded half away from zero in this time's timescale.
     /// `CMTimeMultiplyByRatio`. A zero divisor gives invalid.
+    /// - Parameters:
+    ///   - multiplier: the numerator of the ratio.
+    ///   - divisor: its denominator.
+    /// - Returns: the scaled time, in this time's timescale.
     public func multiplied(byRatio multiplier: Int64, divisor: Int64) -> MediaTime {
         guard divisor != 0 else { return .invalid }
         if !isNumeric {
@@ -213,6 +238,8 @@ extension MediaTime {
 
     /// The time scaled by a floating-point factor, as speed changes from user input need.
     /// Rounded to this time's timescale. `CMTimeMultiplyByFloat64`.
+    /// - Parameter factor: the speed or scale, from user input.
+    /// - Returns: the scaled time.
     public func multiplied(by factor: Double) -> MediaTime {
         guard isNumeric else { return self }
         return MediaTime(seconds: seconds * factor, preferredTimescale: timescale)
@@ -308,6 +335,10 @@ extension MediaTime {
     /// (`Int32` timescale), else rounded to the finest of the operands' timescales. This is
     /// what stretching a range to a new duration needs. Non-numeric operands or a zero
     /// denominator give invalid.
+    /// - Parameters:
+    ///   - numerator: the new length (a stretched range's new duration).
+    ///   - denominator: the old length (its old duration).
+    /// - Returns: `self × numerator ÷ denominator`.
     public func scaled(by numerator: MediaTime, over denominator: MediaTime) -> MediaTime {
         guard isNumeric, numerator.isNumeric, denominator.isNumeric, denominator.value != 0 else { return .invalid }
         var value = Int128(self.value) * Int128(numerator.value) * Int128(denominator.timescale)

@@ -24,6 +24,8 @@ public struct MediaTimeMapping: Sendable, Hashable {
 
     /// The source time shown at `targetTime`, exact when the time scale between the
     /// two ranges is rational. Invalid for a gap. `CMTimeMapTimeFromRangeToRange`.
+    /// - Parameter targetTime: a time on the target timeline.
+    /// - Returns: the source time that is shown then.
     public func sourceTime(at targetTime: MediaTime) -> MediaTime {
         guard !isEmpty, target.isValid, targetTime.isNumeric else { return .invalid }
         let offset = targetTime - target.start
@@ -32,6 +34,8 @@ public struct MediaTimeMapping: Sendable, Hashable {
     }
 
     /// The target time at which `sourceTime` is shown.
+    /// - Parameter sourceTime: a time in the source range.
+    /// - Returns: the time on the target timeline.
     public func targetTime(at sourceTime: MediaTime) -> MediaTime {
         guard !isEmpty, target.isValid, sourceTime.isNumeric else { return .invalid }
         let offset = sourceTime - source.start

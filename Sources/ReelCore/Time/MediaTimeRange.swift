@@ -8,13 +8,19 @@ public struct MediaTimeRange: Sendable, Hashable {
     /// The length of the range; never negative for a valid range.
     public var duration: MediaTime
 
-    /// A range of `duration` from `start`.
+    /// A range of `duration` from `start`. `CMTimeRangeMake(start:duration:)`.
+    /// - Parameters:
+    ///   - start: the first instant in the range.
+    ///   - duration: its length; zero for an empty range at `start`.
     public init(start: MediaTime, duration: MediaTime) {
         self.start = start
         self.duration = duration
     }
 
     /// The range from `start` up to (not including) `end`. `CMTimeRangeFromTimeToTime`.
+    /// - Parameters:
+    ///   - start: the first instant in the range.
+    ///   - end: the first instant after it.
     public init(start: MediaTime, end: MediaTime) {
         self.init(start: start, duration: end - start)
     }
@@ -36,19 +42,25 @@ public struct MediaTimeRange: Sendable, Hashable {
     /// True for a valid range of zero duration.
     public var isEmpty: Bool { isValid && duration == .zero }
 
-    /// Whether `time` lies in `[start, end)`.
+    /// Whether `time` lies in `[start, end)`. `CMTimeRangeContainsTime`.
+    /// - Parameter time: the instant to look for.
+    /// - Returns: true when the range holds it.
     public func contains(_ time: MediaTime) -> Bool {
         isValid && time.isValid && !time.isIndefinite && time >= start && time < end
     }
 
     /// Whether all of `other` lies inside this range. An empty range at a contained
-    /// instant (or at `end`) is contained.
+    /// instant (or at `end`) is contained. `CMTimeRangeContainsTimeRange`.
+    /// - Parameter other: the range to look for.
+    /// - Returns: true when this range holds all of it.
     public func contains(_ other: MediaTimeRange) -> Bool {
         isValid && other.isValid && other.start >= start && other.end <= end
     }
 
     /// The overlap of two ranges, or an empty range at the later start when they do not
     /// overlap. `CMTimeRangeGetIntersection`.
+    /// - Parameter other: the other range.
+    /// - Returns: the instants in both.
     public func intersection(_ other: MediaTimeRange) -> MediaTimeRange {
         guard isValid, other.isValid else { return .invalid }
         let lower = max(start, other.start)
@@ -58,12 +70,16 @@ public struct MediaTimeRange: Sendable, Hashable {
     }
 
     /// The smallest range that holds both ranges. `CMTimeRangeGetUnion`.
+    /// - Parameter other: the other range.
+    /// - Returns: from the earlier start to the later end.
     public func union(_ other: MediaTimeRange) -> MediaTimeRange {
         guard isValid, other.isValid else { return .invalid }
         return MediaTimeRange(start: min(start, other.start), end: max(end, other.end))
     }
 
     /// Whether the two ranges share at least one instant.
+    /// - Parameter other: the other range.
+    /// - Returns: true when their intersection is not empty.
     public func overlaps(_ other: MediaTimeRange) -> Bool {
         !intersection(other).isEmpty && intersection(other).isValid
     }

@@ -31,7 +31,7 @@ public final class Filter: @unchecked Sendable {
     public init(name: String) throws(ReelError) {
         guard let entry = FilterCatalog.entry(named: name), entry.name != "ColorCube" else {
             let known = FilterCatalog.entries.map(\.name).joined(separator: ", ")
-            throw ReelError(.invalidArgument, "unknown filter '\(name)'; Reel has \(known)", subject: name)
+            throw ReelError(.invalidArgument, "unknown filter '\(ReelError.quoted(name))'; Reel has \(known)", subject: ReelError.quoted(name))
         }
         self.entry = entry
         self.name = entry.name

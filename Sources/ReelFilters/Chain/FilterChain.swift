@@ -116,23 +116,29 @@ public final class FilterChain: @unchecked Sendable {
 
     // MARK: - Parsing
 
-    /// Parses the text form of a chain.
+    /// Parses the text form of a chain. A `ColorCube`'s `file=` runs to the end of its
+    /// filter, so a path may hold `:` and `,`: a comma starts the next filter only where
+    /// a filter name (one `reel filters` lists) follows it.
     public static func parse(_ spec: String) throws(ReelError) -> [Filter] {
         var filters: [Filter] = []
-        for part in spec.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
+        for part in parts(of: spec) {
             let pieces = part.split(separator: ":").map(String.init)
             let name = pieces[0]
-            if name == "ColorCube" || name == "CIColorCube" {
-                guard let file = pieces.dropFirst().first(where: { $0.hasPrefix("file=") })?.dropFirst(5) else {
-                    throw ReelError(.invalidArgument, "ColorCube needs file=PATH.cube", subject: part)
+            if isCube(part) {
+                guard let marker = part.range(of: ":file=") else {
+                    throw ReelError(.invalidArgument, "ColorCube needs file=PATH.cube", subject: ReelError.quoted(part))
+                }
+                let file = String(part[marker.upperBound...])
+                guard !file.isEmpty else {
+                    throw ReelError(.invalidArgument, "ColorCube's file= names no file", subject: ReelError.quoted(part))
                 }
                 do throws(ReelError) {
-                    filters.append(Filter(cube: try CubeLUT(contentsOf: URL(fileURLWithPath: String(file)))))
+                    filters.append(Filter(cube: try CubeLUT(contentsOf: URL(fileURLWithPath: file))))
                 } catch {
                     // The file is what is wrong, and a chain's errors are shown by their message:
                     // the path goes into it.
                     var named = error
-                    named.message = "\(error.subject ?? String(file)): \(error.message)"
+                    named.message = "\(ReelError.quoted(error.subject ?? file, limit: 200)): \(error.message)"
                     named.subject = nil
                     throw named
                 }
@@ -142,16 +148,45 @@ public final class FilterChain: @unchecked Sendable {
             for assignment in pieces.dropFirst() {
                 let pair = assignment.split(separator: "=", maxSplits: 1).map(String.init)
                 guard pair.count == 2 else {
-                    throw ReelError(.invalidArgument, "'\(assignment)' is not NAME=VALUE", subject: part)
+                    throw ReelError(.invalidArgument, "'\(ReelError.quoted(assignment))' is not NAME=VALUE", subject: ReelError.quoted(part))
                 }
-                guard let value = Double(pair[1]) else {
-                    throw ReelError(.invalidArgument, "\(name).\(pair[0]) wants a number, not '\(pair[1])'", subject: part)
+                // Decimal only: Double("0x10") would read a hexadecimal 16.
+                guard pair[1].allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }), let value = Double(pair[1]) else {
+                    throw ReelError(.invalidArgument, "\(name).\(ReelError.quoted(pair[0])) wants a decimal number, not '\(ReelError.quoted(pair[1]))'",
+                                    subject: ReelError.quoted(part))
                 }
                 try filter.setValue(value, forKey: pair[0])
             }
             filters.append(filter)
         }
         return filters
+    }
+
+    /// The `.cube` files a chain's text names (what an output must not replace).
+    public static func cubeFiles(in spec: String) -> [String] {
+        parts(of: spec).filter(isCube).compactMap { part in
+            part.range(of: ":file=").map { String(part[$0.upperBound...]) }
+        }
+    }
+
+    /// The chain's filters as text, one each, trimmed: a comma inside a `ColorCube` path stays in it.
+    private static func parts(of spec: String) -> [String] {
+        var parts: [String] = []
+        for piece in spec.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            let name = piece.trimmingCharacters(in: .whitespaces).split(separator: ":").first.map(String.init) ?? ""
+            if let last = parts.last, isCube(last), last.contains("file="), FilterCatalog.entry(named: name) == nil,
+               name != "CIColorCube" {
+                parts[parts.count - 1] = last + "," + piece
+            } else {
+                parts.append(piece)
+            }
+        }
+        return parts.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    private static func isCube(_ part: String) -> Bool {
+        let name = part.trimmingCharacters(in: .whitespaces)
+        return name.hasPrefix("ColorCube:") || name.hasPrefix("CIColorCube:") || name == "ColorCube" || name == "CIColorCube"
     }
 }
 

@@ -61,8 +61,9 @@ struct ByteAffine: Sendable, Equatable {
             let y = table(a, b)
             guard y > 0, y < 255 else { continue }
             let u = Double(a - 128), v = Double(b - 128), w = Double(y)
-            n += 1; sa += u; sb += v; sy += w
-            saa += u * u; sbb += v * v; sab += u * v; say += u * w; sby += v * w
+            n += 1
+            (sa, sb, sy) = (sa + u, sb + v, sy + w)
+            (saa, sbb, sab, say, sby) = (saa + u * u, sbb + v * v, sab + u * v, say + u * w, sby + v * w)
         }
         guard n >= 3 else { return nil }
         // Normal equations of y = p·u + q·v + c, solved by Cramer's rule.

@@ -190,12 +190,10 @@ extension ColorLook {
     /// a line or left to the table).
     func rgbKernel(redFirst: Bool) -> RGBAffine? {
         guard let (cbPlane, crPlane) = chromaPlanes else { return nil }
-        // Luma − 16, Cb − 128, Cr − 128 from R, G, B: RGBConversion's weights / 65,536.
-        let forward: [[Double]] = [[11_966, 40_254, 4_064], [-6_596, -22_189, 28_784], [28_784, -26_145, -2_639]]
-            .map { $0.map { $0 / 65_536 } }
+        // Luma − 16, Cb − 128, Cr − 128 from R, G, B: the shared fixed-point weights / 65,536.
+        let forward = YCbCr.forward.map { $0.map { Double($0) / 65_536 } }
         // R, G, B from luma − 16, Cb − 128, Cr − 128.
-        let back: [[Double]] = [[76_309, 0, 117_489], [76_309, -13_975, -34_925], [76_309, 138_438, 0]]
-            .map { $0.map { $0 / 65_536 } }
+        let back = YCbCr.inverse.map { $0.map { Double($0) / 65_536 } }
         var toLook = [Double](repeating: 0, count: 9), lookBias = [Double](repeating: 0, count: 3)
         if let line = lumaLine {
             // New luma = slope·(luma − 128) + level (RGB's luma never reaches the knees).
@@ -263,10 +261,10 @@ extension ColorLook {
                                 let red = Int32(p.load(fromByteOffset: r, as: UInt8.self))
                                 let green = Int32(p.load(fromByteOffset: 1, as: UInt8.self))
                                 let blue = Int32(p.load(fromByteOffset: b, as: UInt8.self))
-                                let (y, cb, cr) = RGBConversion.toYCbCr(red, green, blue)
+                                let (y, cb, cr) = YCbCr.fromRGB(red, green, blue)
                                 let newY = Int32(lumaTable[Int(y)])
                                 let pair = chromaTable[Int(cb | cr << 8)]
-                                let (nr, ng, nb) = RGBConversion.toRGB(newY, Int32(pair & 0xFF), Int32(pair >> 8))
+                                let (nr, ng, nb) = YCbCr.toRGB(newY, Int32(pair & 0xFF), Int32(pair >> 8))
                                 let q = o + 4 * x
                                 q.storeBytes(of: nr, toByteOffset: r, as: UInt8.self)
                                 q.storeBytes(of: ng, toByteOffset: 1, as: UInt8.self)
@@ -279,27 +277,5 @@ extension ColorLook {
                 }
             }
         }
-    }
-}
-
-/// BT.709 conversion between full-range RGB and video-range YCbCr in 16.16 fixed point.
-enum RGBConversion {
-    @inline(__always)
-    static func toYCbCr(_ r: Int32, _ g: Int32, _ b: Int32) -> (Int32, Int32, Int32) {
-        // Y = 16 + 219/255 (0.2126 R + 0.7152 G + 0.0722 B); Cb, Cr scaled by 224/255.
-        let y = (11_966 * r + 40_254 * g + 4_064 * b + (16 << 16) + 32_768) >> 16
-        let cb = (-6_596 * r - 22_189 * g + 28_784 * b + (128 << 16) + 32_768) >> 16
-        let cr = (28_784 * r - 26_145 * g - 2_639 * b + (128 << 16) + 32_768) >> 16
-        return (min(max(y, 0), 255), min(max(cb, 0), 255), min(max(cr, 0), 255))
-    }
-
-    @inline(__always)
-    static func toRGB(_ y: Int32, _ cb: Int32, _ cr: Int32) -> (UInt8, UInt8, UInt8) {
-        let l = 76_309 * (y - 16)               // 255/219
-        let u = cb - 128, v = cr - 128
-        let r = (l + 117_489 * v + 32_768) >> 16 // 1.5748 * 255/224
-        let g = (l - 13_975 * u - 34_925 * v + 32_768) >> 16
-        let b = (l + 138_438 * u + 32_768) >> 16 // 1.8556 * 255/224
-        return (UInt8(min(max(r, 0), 255)), UInt8(min(max(g, 0), 255)), UInt8(min(max(b, 0), 255)))
     }
 }

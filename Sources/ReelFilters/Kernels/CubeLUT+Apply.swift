@@ -27,15 +27,16 @@ extension CubeLUT {
     func prepared(videoRange: Bool) -> Prepared {
         let n = size
         var points = [SIMD4<Int32>](repeating: .zero, count: n * n * n)
+        let toVideo = YCbCr.forward.map { $0.map(Double.init) }
         for index in points.indices {
             func level(_ channel: Int) -> Double { min(max(Double(values[3 * index + channel]), 0), 1) * 255 }
             let (r, g, b) = (level(0), level(1), level(2))
             func fixed(_ value: Double) -> Int32 { Int32((value * 256).rounded()) }
             if videoRange {
-                // RGBConversion's weights / 65,536.
-                let y = 16 + (11_966 * r + 40_254 * g + 4_064 * b) / 65_536
-                let cb = 128 + (-6_596 * r - 22_189 * g + 28_784 * b) / 65_536
-                let cr = 128 + (28_784 * r - 26_145 * g - 2_639 * b) / 65_536
+                // The shared fixed-point weights / 65,536.
+                let y = 16 + (toVideo[0][0] * r + toVideo[0][1] * g + toVideo[0][2] * b) / 65_536
+                let cb = 128 + (toVideo[1][0] * r + toVideo[1][1] * g + toVideo[1][2] * b) / 65_536
+                let cr = 128 + (toVideo[2][0] * r + toVideo[2][1] * g + toVideo[2][2] * b) / 65_536
                 points[index] = SIMD4(fixed(y), fixed(cb), fixed(cr), 0)
             } else {
                 points[index] = SIMD4(fixed(r), fixed(g), fixed(b), 0)
@@ -177,17 +178,18 @@ extension CubeLUT.Prepared {
                     let cbRow = cbIn + cy * cbInStride, crRow = crIn + cy * crInStride + crOffset
                     let cbRowOut = cbOut + cy * cbOutStride, crRowOut = crOut + cy * crOutStride + crOffset
                     for cx in 0..<chromaColumns {
-                        // RGBConversion.toRGB, its chroma half once for the block.
+                        // YCbCr.toRGB, its chroma half once for the block.
                         let u = Int32(cbRow.load(fromByteOffset: step &* cx, as: UInt8.self)) &- 128
                         let v = Int32(crRow.load(fromByteOffset: step &* cx, as: UInt8.self)) &- 128
-                        let redTerm = 117_489 &* v &+ 32_768, greenTerm = -13_975 &* u &- 34_925 &* v &+ 32_768
-                        let blueTerm = 138_438 &* u &+ 32_768
+                        let redTerm = YCbCr.redFromCr &* v &+ 32_768
+                        let greenTerm = YCbCr.greenFromCb &* u &+ YCbCr.greenFromCr &* v &+ 32_768
+                        let blueTerm = YCbCr.blueFromCb &* u &+ 32_768
                         let columns = 2 &* cx..<min(2 &* cx &+ 2, width)
                         var sum = SIMD4<Int32>.zero
                         for row in 0..<lumaRows {
                             let lumaRow = i + row &* lumaInStride, lumaRowOut = o + row &* lumaOutStride
                             for x in columns {
-                                let l = 76_309 &* (Int32(lumaRow.load(fromByteOffset: x, as: UInt8.self)) &- 16)
+                                let l = YCbCr.lumaWeight &* (Int32(lumaRow.load(fromByteOffset: x, as: UInt8.self)) &- 16)
                                 let mapped = lattice.map(Self.byte((l &+ redTerm) &>> 16), Self.byte((l &+ greenTerm) &>> 16),
                                                          Self.byte((l &+ blueTerm) &>> 16))
                                 lumaRowOut.storeBytes(of: UInt8(truncatingIfNeeded: mapped[0]), toByteOffset: x, as: UInt8.self)

@@ -5,7 +5,7 @@
 ///
 /// When no colour can leave 0...255 on the way, the clamps go and the two matrices are
 /// one. When the luma curve is not a line, new luma is `luma[Y]`, `Y` being the pixel's
-/// video-range luma rounded as ``RGBConversion`` does, or, when the curve bends gently
+/// video-range luma rounded as `YCbCr.fromRGB` (ReelCore) does, or, when the curve bends gently
 /// enough, the ``Bends`` fitted to it, computed in the lanes beside the colour. Channels are bytes 0, 1 and 2 of
 /// each pixel, so BGRA is RGBA with the matrices permuted.
 struct RGBAffine: Sendable {

@@ -15,11 +15,30 @@ public struct CubeLUT: Sendable, Equatable {
     /// - Throws: ``ReelError`` `.invalidData` naming the file and line: a bad `LUT_3D_SIZE`,
     ///   a row that is not three numbers, too few or too many rows; or the read error.
     public init(contentsOf url: URL) throws(ReelError) {
-        let text: String
+        let path = url.path
+        guard !path.isEmpty, url.lastPathComponent != "" else {
+            throw ReelError(.fileNotFound, "no .cube file named (the path is empty)", subject: "file=")
+        }
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            let code = errno
+            throw ReelError(code == EACCES ? .permissionDenied : .fileNotFound,
+                            code == EACCES ? "permission denied" : "no such .cube file", subject: path)
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw ReelError(.isDirectory, "is a directory, not a .cube file", subject: path)
+        default: throw ReelError(.invalidArgument, "is not a regular file (a pipe, device or socket), not a .cube file", subject: path)
+        }
+        guard status.st_size > 0 else { throw ReelError(.emptyFile, "is empty (0 bytes), not a .cube file", subject: path) }
+        let data: Data
         do {
-            text = try String(contentsOf: url, encoding: .utf8)
+            data = try Data(contentsOf: url)
         } catch {
-            throw ReelError(.io, "cannot read the LUT: \(error.localizedDescription)", subject: url.path)
+            throw ReelError(.io, "cannot read the .cube file: \((error as NSError).localizedFailureReason ?? "read failed")", subject: path)
+        }
+        guard let text = String(data: data, encoding: .utf8), !data.contains(0) else {
+            throw ReelError(.invalidData, "is not a .cube file: binary data, not UTF-8 text", subject: path)
         }
         do throws(ReelError) {
             try self.init(text: text)
@@ -48,7 +67,7 @@ public struct CubeLUT: Sendable, Equatable {
                 title = line.dropFirst(5).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             case "LUT_3D_SIZE":
                 guard words.count == 2, let n = Int(words[1]), (2...256).contains(n) else {
-                    throw fail("LUT_3D_SIZE wants one whole number from 2 to 256, not '\(words.dropFirst().joined(separator: " "))'")
+                    throw fail("LUT_3D_SIZE wants one whole number from 2 to 256, not '\(ReelError.quoted(words.dropFirst().joined(separator: " ")))'")
                 }
                 guard values.isEmpty else { throw fail("LUT_3D_SIZE must come before the table") }
                 size = n
@@ -62,11 +81,11 @@ public struct CubeLUT: Sendable, Equatable {
                 if keyword == "DOMAIN_MIN" { minimum = numbers } else { maximum = numbers }
             default:
                 guard keyword.first.map({ $0.isNumber || $0 == "-" || $0 == "." }) == true else {
-                    throw fail("unknown keyword '\(keyword)'")
+                    throw fail("unknown keyword '\(ReelError.quoted(keyword))'")
                 }
                 let numbers = words.compactMap { Float($0) }
                 guard words.count == 3, numbers.count == 3, numbers.allSatisfy(\.isFinite) else {
-                    throw fail("a table row is three numbers, not '\(line)'")
+                    throw fail("a table row is three numbers, not '\(ReelError.quoted(line))'")
                 }
                 guard let size else { throw fail("the table starts before LUT_3D_SIZE") }
                 guard values.count < size * size * size * 3 else {

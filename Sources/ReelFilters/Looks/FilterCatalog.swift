@@ -99,9 +99,9 @@ public enum FilterCatalog {
             return .tint(saturation: gain) { t in t * gain }
         case "SepiaTone":
             let amount = value("intensity", 1)
-            return ColorLook(curve: { $0 }) { u, v in
+            return ColorLook(curve: { $0 }, chroma: { u, v in
                 (u + (-0.12 - u) * amount, v + (0.09 - v) * amount)
-            }
+            })
         default:
             return nil
         }

@@ -58,10 +58,11 @@ final class LiveCamera: @unchecked Sendable {
         session.videoFilter = filter
         session.sessionPreset = .hd1280x720
         preview.alwaysDiscardsLateVideoFrames = true
-        preview.setSampleBufferHandler(queue: previewQueue, didDrop: { [weak self] sample, _ in
+        let dropped: @Sendable (SampleBuffer, VideoDataOutput.DropReason) -> Void = { [weak self] sample, _ in
             self?.observe(sample)
             self?.lock.withLock { self?.previewDrops += 1 }
-        }) { [weak self] sample in
+        }
+        preview.setSampleBufferHandler(queue: previewQueue, didDrop: dropped) { [weak self] sample in
             self?.observe(sample)
             self?.show(sample)
         }

@@ -21,10 +21,6 @@ struct AccessGuard: Sendable {
     /// nil when bound to loopback: no token is needed then.
     let token: String?
 
-    init(token: String?) {
-        self.token = token
-    }
-
     /// A random 128-bit token in hex.
     static func makeToken() -> String {
         var generator = SystemRandomNumberGenerator()

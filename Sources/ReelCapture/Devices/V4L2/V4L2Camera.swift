@@ -1,5 +1,5 @@
-import CV4L2
 import Foundation
+import ReelAV
 import ReelCore
 import Synchronization
 
@@ -8,7 +8,8 @@ import Synchronization
 /// ``CaptureDevice``'s focus, exposure, ISO, zoom, white balance, torch and frame rate.
 /// The session hands it the device's control state each frame; what changed is written
 /// with VIDIOC_S_CTRL (and the frame rate with VIDIOC_S_PARM). Frames themselves are read
-/// by libavdevice's video4linux2 input (see ``KernelV4L2``).
+/// by libavdevice's video4linux2 input. The ioctls themselves are ReelAV's `V4L2Device`:
+/// no V4L2 struct reaches this module.
 final class V4L2Camera: @unchecked Sendable {
     /// The control IDs Reel maps (from linux/v4l2-controls.h).
     enum Control: UInt32, CaseIterable, Sendable {
@@ -42,65 +43,57 @@ final class V4L2Camera: @unchecked Sendable {
     let name: String
     let formats: [CaptureDevice.Format]
     let ranges: [Control: Range]
-    private let driver: any V4L2Driver
-    private let descriptor: Int32
+    private let device: V4L2Device
     private let lock = NSLock()
     private var applied: [Control: Int32] = [:]
     private var appliedRate: Double?
 
     /// Opens `path` and reads what the driver says of it.
+    /// - Parameters:
+    ///   - path: the node (`/dev/video0`).
+    ///   - driver: the kernel's, or a test's fake.
     /// - Throws: ``ReelError`` from the open or an ioctl (busy, unplugged, no permission…),
     ///   or `.unsupported` for a node that captures no video (a UVC metadata node).
     init(path: String, driver: any V4L2Driver) throws(ReelError) {
         let id = "v4l2:\(path)"
         self.id = id
         self.path = path
-        self.driver = driver
-        switch driver.open(path) {
-        case .success(let descriptor): self.descriptor = descriptor
-        case .failure(let failure): throw V4L2.error(failure.value, operation: "open", device: id)
+        device = try V4L2Device(path: path, subject: id, driver: driver)
+        name = device.card
+        formats = device.formats.map { format in
+            CaptureDevice.Format(width: format.width, height: format.height, pixelFormat: Self.pixelFormatName(format.fourcc),
+                                 minFrameRate: format.frameRates.min() ?? 30, maxFrameRate: format.frameRates.max() ?? 30)
         }
-        do throws(ReelError) {
-            var capability = v4l2_capability()
-            try V4L2.call(driver, descriptor, .queryCapability, &capability, device: id)
-            let caps = capability.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? capability.device_caps : capability.capabilities
-            guard caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 else {
-                throw ReelError(.unsupported, "the node captures no video (a metadata or output node)", subject: id)
-            }
-            name = Self.string(capability.card)
-            formats = try Self.formats(driver, descriptor, device: id)
-            var ranges: [Control: Range] = [:]
-            for control in Control.allCases {
-                var query = v4l2_queryctrl()
-                query.id = control.rawValue
-                do throws(ReelError) {
-                    try V4L2.call(driver, descriptor, .queryControl, &query, device: id)
-                } catch where error.code == .unsupported {
-                    continue
-                }
-                guard query.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0 else { continue }
-                ranges[control] = Range(minimum: query.minimum, maximum: query.maximum, step: query.step,
-                                        defaultValue: query.default_value)
-            }
-            self.ranges = ranges
-        } catch {
-            driver.close(descriptor)
-            throw error
+        var ranges: [Control: Range] = [:]
+        for control in Control.allCases {
+            guard let range = try device.controlRange(id: control.rawValue) else { continue }
+            ranges[control] = Range(minimum: range.minimum, maximum: range.maximum, step: range.step,
+                                    defaultValue: range.defaultValue)
         }
+        self.ranges = ranges
     }
 
-    deinit { driver.close(descriptor) }
-
     /// The camera for `path`, kept open for its controls while the process runs.
+    /// A camera opened with another driver than this task's (a test's fake, or the kernel's
+    /// after one) is opened again with this task's.
     static func shared(path: String) throws(ReelError) -> V4L2Camera {
-        if let camera = cameras.withLock({ $0[path] }) { return camera }
-        let camera = try V4L2Camera(path: path, driver: V4L2.driver)
+        let driver = V4L2.driver
+        if let camera = cameras.withLock({ $0[path] }), camera.device.driver === driver { return camera }
+        let camera = try V4L2Camera(path: path, driver: driver)
         cameras.withLock { $0[path] = camera }
         return camera
     }
 
     /// Forgets the open cameras (the tests swap drivers).
     static func forgetAll() { cameras.withLock { $0 = [:] } }
+
+    /// How libavdevice reads the frames of the camera at `path` at `rate`: through the driver
+    /// the camera was opened with (a device thread has no task to ask), else this task's.
+    static func frameOpening(path: String, rate: Double) -> LiveDevice.Opening {
+        let camera = cameras.withLock { $0[path] }
+        let input = camera?.device.frameInput(rate: rate) ?? V4L2.driver.frameInput(path: path, rate: rate)
+        return LiveDevice.Opening(inputFormat: input.inputFormat, url: input.url, options: input.options, mediaType: .video)
+    }
 
     static func shared(for device: CaptureDevice) -> V4L2Camera? {
         guard case .v4l2(let path) = device.source else { return nil }
@@ -168,8 +161,7 @@ final class V4L2Camera: @unchecked Sendable {
         }
         try lock.locked { () throws(ReelError) in
             for (control, value) in wanted where applied[control] != value {
-                var setting = v4l2_control(id: control.rawValue, value: value)
-                try V4L2.call(driver, descriptor, .setControl, &setting, device: id)
+                try device.setControl(id: control.rawValue, value: value)
                 applied[control] = value
             }
             if appliedRate != frameRate {
@@ -181,75 +173,22 @@ final class V4L2Camera: @unchecked Sendable {
 
     /// VIDIOC_S_PARM with a time per frame of 1/`rate` (1001/30000 for 29.97).
     private func setFrameRate(_ rate: Double) throws(ReelError) {
-        var parameters = v4l2_streamparm()
-        parameters.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         let duration = CaptureDevice.frameDuration(for: rate)
-        parameters.parm.capture.timeperframe = v4l2_fract(numerator: UInt32(duration.value),
-                                                          denominator: UInt32(duration.timescale))
-        try V4L2.call(driver, descriptor, .setParameters, &parameters, device: id)
+        guard let numerator = UInt32(exactly: duration.value), let denominator = UInt32(exactly: duration.timescale),
+              numerator > 0, denominator > 0 else {
+            throw ReelError(.invalidArgument, "no V4L2 frame interval for \(rate) frames a second", subject: id)
+        }
+        try device.setTimePerFrame(numerator: numerator, denominator: denominator)
     }
 
     /// VIDIOC_QUERYCAP again: throws `.deviceNotConnected` once the camera is unplugged,
     /// even while no control changes.
     func checkConnected() throws(ReelError) {
-        var capability = v4l2_capability()
-        try V4L2.call(driver, descriptor, .queryCapability, &capability, device: id)
+        try device.checkConnected()
     }
 
     /// The last value written to `control`, for the tests and `reel devices`.
     func appliedValue(_ control: Control) -> Int32? { lock.withLock { applied[control] } }
-
-    /// Every capture format, size and interval the driver lists (discrete ones; a stepwise
-    /// range gives its two ends).
-    private static func formats(_ driver: any V4L2Driver, _ descriptor: Int32,
-                                device: String) throws(ReelError) -> [CaptureDevice.Format] {
-        var formats: [CaptureDevice.Format] = []
-        for formatIndex in 0..<UInt32(64) {
-            var description = v4l2_fmtdesc()
-            description.index = formatIndex
-            description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-            guard try more(driver, descriptor, .enumerateFormat, &description, device: device) else { break }
-            let pixelFormat = Self.pixelFormatName(description.pixelformat)
-            for sizeIndex in 0..<UInt32(256) {
-                var size = v4l2_frmsizeenum()
-                size.index = sizeIndex
-                size.pixel_format = description.pixelformat
-                guard try more(driver, descriptor, .enumerateFrameSizes, &size, device: device) else { break }
-                let sizes = size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue
-                    ? [(size.discrete.width, size.discrete.height)]
-                    : [(size.stepwise.min_width, size.stepwise.min_height), (size.stepwise.max_width, size.stepwise.max_height)]
-                for (width, height) in sizes {
-                    var rates: [Double] = []
-                    for intervalIndex in 0..<UInt32(64) {
-                        var interval = v4l2_frmivalenum()
-                        interval.index = intervalIndex
-                        interval.pixel_format = description.pixelformat
-                        interval.width = width
-                        interval.height = height
-                        guard try more(driver, descriptor, .enumerateFrameIntervals, &interval, device: device) else { break }
-                        let fractions = interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue
-                            ? [interval.discrete] : [interval.stepwise.min, interval.stepwise.max]
-                        rates += fractions.filter { $0.numerator > 0 }.map { Double($0.denominator) / Double($0.numerator) }
-                    }
-                    formats.append(CaptureDevice.Format(width: Int(width), height: Int(height), pixelFormat: pixelFormat,
-                                                        minFrameRate: rates.min() ?? 30, maxFrameRate: rates.max() ?? 30))
-                }
-                if size.type != V4L2_FRMSIZE_TYPE_DISCRETE.rawValue { break }
-            }
-        }
-        return formats
-    }
-
-    /// An enumeration step: false at the end of the list (EINVAL).
-    private static func more<T>(_ driver: any V4L2Driver, _ descriptor: Int32, _ request: V4L2Request, _ value: inout T,
-                                device: String) throws(ReelError) -> Bool {
-        do throws(ReelError) {
-            try V4L2.call(driver, descriptor, request, &value, device: device)
-            return true
-        } catch where error.code == .unsupported {
-            return false
-        }
-    }
 
     /// FFmpeg's name for a V4L2 fourcc where Reel decodes it (`mjpeg`, `yuyv422`), else the fourcc.
     static func pixelFormatName(_ fourcc: UInt32) -> String {
@@ -263,12 +202,10 @@ final class V4L2Camera: @unchecked Sendable {
         }
     }
 
-    static func string<T>(_ tuple: T) -> String {
-        withUnsafeBytes(of: tuple) { bytes in String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self) }
-    }
-
     /// The V4L2 cameras the driver has, leaving out nodes that capture no video.
     static func discover() -> [CaptureDevice] {
+        // A node that will not open (busy, no permission, a metadata node) is not listed;
+        // asking for it by ID gives the reason.
         V4L2.driver.nodePaths().compactMap { path in (try? shared(path: path))?.makeDevice() }
     }
 }

@@ -1,0 +1,37 @@
+import Foundation
+import ReelCore
+
+/// Refuses an output that names one of the command's inputs: the same path, a symbolic
+/// link to it, or a hard link (the same device and inode). A render never replaces what
+/// it was made from: clips, the spec itself, a `.cube` file, an image or the music.
+enum OutputGuard {
+    /// - Parameters:
+    ///   - output: the file the command would write.
+    ///   - inputs: what the command reads, as a label for the message (`clips[2].file`,
+    ///     `the spec`, `--filter ColorCube file`) and a path.
+    /// - Throws: ``ReelError`` `.invalidArgument` naming the input the output would replace.
+    static func refuse(output: URL, replacing inputs: [(label: String, path: String)]) throws(ReelError) {
+        let target = output.standardizedFileURL.resolvingSymlinksInPath().path
+        let targetIdentity = identity(output.path)
+        for (label, path) in inputs {
+            let input = URL(fileURLWithPath: path)
+            let same = input.standardizedFileURL.resolvingSymlinksInPath().path == target
+                || (targetIdentity != nil && identity(path) == targetIdentity)
+            if same {
+                throw ReelError(.invalidArgument, "the output would overwrite the input (\(label)); choose another -o",
+                                subject: path)
+            }
+        }
+    }
+
+    private struct Identity: Equatable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    private static func identity(_ path: String) -> Identity? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+}

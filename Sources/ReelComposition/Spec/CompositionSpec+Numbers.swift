@@ -1,0 +1,123 @@
+import Foundation
+import ReelCore
+
+extension CompositionSpec {
+    /// A numeric key's documented range, checked when the spec is read: every number that
+    /// reaches the renderer, the timeline picture or a size computation is finite and inside
+    /// its range before anything is built, and is refused by its spec path otherwise.
+    struct NumberRule: Sendable {
+        var range: ClosedRange<Double>
+        /// Whether the lower bound itself is refused (a duration of 0).
+        var aboveLowerBound = false
+        var wholeNumber = false
+        /// The range as the docs write it: "from 1 to 1000 pixels".
+        var words: String
+
+        func admits(_ value: Double) -> Bool {
+            value.isFinite && range.contains(value) && !(aboveLowerBound && value == range.lowerBound)
+                && (!wholeNumber || value.rounded() == value)
+        }
+
+        func refusal(_ value: Double, at path: String) -> ReelError {
+            let kind = wholeNumber ? "a whole number" : "a number"
+            return ReelError(.invalidData, "wants \(kind) \(words), not \(CompositionSpec.format(value))", subject: path)
+        }
+    }
+
+    /// Overlay coordinates may lie off the frame, but not further than twice the largest frame.
+    static let coordinateRule = NumberRule(range: -16384...16384, words: "from -16384 to 16384 pixels")
+    static let secondsRule = NumberRule(range: 0...10_000_000, words: "from 0 to 10000000 seconds")
+
+    /// The rules by key pattern (`clips[].speed`); `values` of animations depend on the property.
+    static let numberRules: [String: NumberRule] = [
+        "renderSize.width": NumberRule(range: 16...8192, wholeNumber: true, words: "from 16 to 8192"),
+        "renderSize.height": NumberRule(range: 16...8192, wholeNumber: true, words: "from 16 to 8192"),
+        "frameRate": NumberRule(range: 1...240, words: "from 1 to 240 frames a second"),
+        "clips[].range.start": secondsRule,
+        "clips[].range.end": secondsRule,
+        "clips[].speed": NumberRule(range: 1.0 / 16...16, words: "from 1/16 to 16"),
+        "clips[].transition.duration": NumberRule(range: 0.01...60, words: "from 0.01 to 60 seconds"),
+        "overlays[].frame.x": coordinateRule,
+        "overlays[].frame.y": coordinateRule,
+        "overlays[].frame.width": NumberRule(range: 0...8192, aboveLowerBound: true, words: "above 0 and at most 8192 pixels"),
+        "overlays[].frame.height": NumberRule(range: 0...8192, aboveLowerBound: true, words: "above 0 and at most 8192 pixels"),
+        "overlays[].opacity": NumberRule(range: 0...1, words: "from 0 to 1"),
+        "overlays[].fontSize": NumberRule(range: 1...1000, wholeNumber: true, words: "from 1 to 1000 pixels"),
+        "overlays[].animations[].keyTimes[]": NumberRule(range: 0...1, words: "from 0 to 1"),
+        "overlays[].animations[].begin": secondsRule,
+        "overlays[].animations[].duration": NumberRule(range: 0.001...10_000_000, words: "from 0.001 to 10000000 seconds"),
+        "audio.volume": NumberRule(range: 0...4, words: "from 0 to 4"),
+        "audio.music.volume": NumberRule(range: 0...4, words: "from 0 to 4"),
+        "audio.music.fadeIn": NumberRule(range: 0...600, words: "from 0 to 600 seconds"),
+        "audio.music.fadeOut": NumberRule(range: 0...600, words: "from 0 to 600 seconds"),
+    ]
+
+    /// Each animated property's values.
+    static let animationValueRules: [String: NumberRule] = [
+        "opacity": NumberRule(range: 0...1, words: "from 0 to 1"),
+        "scale": NumberRule(range: -100...100, words: "from -100 to 100"),
+        "rotation": NumberRule(range: -1000...1000, words: "from -1000 to 1000 radians"),
+        "position": coordinateRule,
+    ]
+
+    /// A number as the user wrote it, near enough: `320.5`, `1e+308`, `-0`.
+    static func format(_ value: Double) -> String {
+        if value == 0 { return value.sign == .minus ? "-0" : "0" }
+        if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    /// Walks the parsed JSON by the shapes `knownKeys` gives, checking every number against
+    /// its rule, animation values against their property, and what the decoders would pass
+    /// over: a transition on the last clip (there is no next clip to go into).
+    static func checkValues(_ object: Any, path: String, pattern: String) throws(ReelError) {
+        if let dictionary = object as? [String: Any] {
+            if pattern == "overlays[].animations[]" { try checkAnimation(dictionary, at: path) }
+            if pattern.isEmpty, let clips = dictionary["clips"] as? [Any], let last = clips.last as? [String: Any],
+               let transition = last["transition"] {
+                let type = (transition as? [String: Any])?["type"] as? String
+                if type != "none" {
+                    throw ReelError(.invalidData, "the last clip has no next clip to go into (remove it, or add a clip)",
+                                    subject: "clips[\(clips.count - 1)].transition")
+                }
+            }
+            for (key, value) in dictionary {
+                try checkValues(value, path: path.isEmpty ? key : "\(path).\(key)", pattern: pattern.isEmpty ? key : "\(pattern).\(key)")
+            }
+        } else if let array = object as? [Any] {
+            guard pattern != "overlays[].animations[].values" else { return }
+            for (index, value) in array.enumerated() {
+                try checkValues(value, path: "\(path)[\(index)]", pattern: "\(pattern)[]")
+            }
+        } else if let rule = numberRules[pattern], let number = number(object), !rule.admits(number) {
+            throw rule.refusal(number, at: path)
+        }
+    }
+
+    /// A JSON number (not `true` or `false`, which Foundation also gives as NSNumber).
+    static func number(_ object: Any) -> Double? {
+        guard let value = object as? NSNumber, String(cString: value.objCType) != "c" else { return nil }
+        return value.doubleValue
+    }
+
+    private static func checkAnimation(_ animation: [String: Any], at path: String) throws(ReelError) {
+        guard let property = animation["property"] as? String, let rule = animationValueRules[property],
+              let values = animation["values"] as? [Any] else { return }
+        for (index, value) in values.enumerated() {
+            let place = "\(path).values[\(index)]"
+            if property == "position" {
+                guard let pair = value as? [Any], pair.count == 2, let x = number(pair[0]), let y = number(pair[1]) else {
+                    throw ReelError(.invalidData, "a position is an [x, y] pair of numbers, such as [320, 240]", subject: place)
+                }
+                for (axis, coordinate) in [("[0]", x), ("[1]", y)] where !rule.admits(coordinate) {
+                    throw rule.refusal(coordinate, at: place + axis)
+                }
+            } else {
+                guard let number = number(value) else {
+                    throw ReelError(.invalidData, "\(property) values are single numbers, not pairs", subject: place)
+                }
+                guard rule.admits(number) else { throw rule.refusal(number, at: place) }
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/// BT.709 conversion between full-range RGB and video-range YCbCr, the one copy of its
+/// weights that the filters' kernels, the cube tables and the compositor share.
+///
+/// Y = 16 + 219 (0.2126 R + 0.7152 G + 0.0722 B), Cb = 128 + 224 (B − Y′) / 1.8556,
+/// Cr = 128 + 224 (R − Y′) / 1.5748, with R, G, B from 0 to 1 (Y′ the luma before scaling).
+/// The 8-bit kernels use those weights in 16.16 fixed point.
+package enum YCbCr {
+    /// Luma − 16, Cb − 128 and Cr − 128 from 8-bit R, G, B: rows Y, Cb, Cr; columns R, G, B;
+    /// each weight × 65,536 (219/255 and 224/255 folded in).
+    package static let forward: [[Int32]] = [
+        [lumaFromR, lumaFromG, lumaFromB],
+        [cbFromR, cbFromG, chromaFromItself],
+        [chromaFromItself, crFromG, crFromB],
+    ]
+
+    /// 8-bit R, G, B from luma − 16, Cb − 128 and Cr − 128: rows R, G, B; columns Y, Cb, Cr;
+    /// each weight × 65,536 (255/219 and 255/224 folded in).
+    package static let inverse: [[Int32]] = [
+        [lumaWeight, 0, redFromCr],
+        [lumaWeight, greenFromCb, greenFromCr],
+        [lumaWeight, blueFromCb, 0],
+    ]
+
+    /// 0.2126 × 219/255 × 65,536.
+    @usableFromInline package static var lumaFromR: Int32 { 11_966 }
+    /// 0.7152 × 219/255 × 65,536.
+    @usableFromInline package static var lumaFromG: Int32 { 40_254 }
+    /// 0.0722 × 219/255 × 65,536.
+    @usableFromInline package static var lumaFromB: Int32 { 4_064 }
+    /// −0.2126 / 1.8556 × 224/255 × 65,536.
+    @usableFromInline package static var cbFromR: Int32 { -6_596 }
+    /// −0.7152 / 1.8556 × 224/255 × 65,536.
+    @usableFromInline package static var cbFromG: Int32 { -22_189 }
+    /// 0.5 × 224/255 × 65,536: Cb's weight of blue and Cr's of red.
+    @usableFromInline package static var chromaFromItself: Int32 { 28_784 }
+    /// −0.7152 / 1.5748 × 224/255 × 65,536.
+    @usableFromInline package static var crFromG: Int32 { -26_145 }
+    /// −0.0722 / 1.5748 × 224/255 × 65,536.
+    @usableFromInline package static var crFromB: Int32 { -2_639 }
+
+    /// 255/219 × 65,536: an 8-bit level per luma step.
+    @usableFromInline package static var lumaWeight: Int32 { 76_309 }
+    /// 1.5748 × 255/224 × 65,536.
+    @usableFromInline package static var redFromCr: Int32 { 117_489 }
+    /// −0.1873 × 255/224 × 65,536.
+    @usableFromInline package static var greenFromCb: Int32 { -13_975 }
+    /// −0.4681 × 255/224 × 65,536.
+    @usableFromInline package static var greenFromCr: Int32 { -34_925 }
+    /// 1.8556 × 255/224 × 65,536.
+    @usableFromInline package static var blueFromCb: Int32 { 138_438 }
+
+    /// Video-range Y, Cb, Cr (each clamped to 0...255) of 8-bit R, G, B, rounded.
+    /// - Parameters:
+    ///   - r: red, 0...255.
+    ///   - g: green, 0...255.
+    ///   - b: blue, 0...255.
+    /// - Returns: luma 16...235 and chroma 16...240 for in-range input.
+    @inlinable @inline(__always)
+    package static func fromRGB(_ r: Int32, _ g: Int32, _ b: Int32) -> (Int32, Int32, Int32) {
+        let y = (lumaFromR * r + lumaFromG * g + lumaFromB * b + (16 << 16) + 32_768) >> 16
+        let cb = (cbFromR * r + cbFromG * g + chromaFromItself * b + (128 << 16) + 32_768) >> 16
+        let cr = (chromaFromItself * r + crFromG * g + crFromB * b + (128 << 16) + 32_768) >> 16
+        return (min(max(y, 0), 255), min(max(cb, 0), 255), min(max(cr, 0), 255))
+    }
+
+    /// 8-bit R, G, B (each clamped to 0...255) of video-range Y, Cb, Cr, rounded.
+    /// - Parameters:
+    ///   - y: luma, 0...255.
+    ///   - cb: blue-difference chroma, 0...255.
+    ///   - cr: red-difference chroma, 0...255.
+    /// - Returns: red, green and blue bytes.
+    @inlinable @inline(__always)
+    package static func toRGB(_ y: Int32, _ cb: Int32, _ cr: Int32) -> (UInt8, UInt8, UInt8) {
+        let l = lumaWeight * (y - 16)
+        let u = cb - 128, v = cr - 128
+        let r = (l + redFromCr * v + 32_768) >> 16
+        let g = (l + greenFromCb * u + greenFromCr * v + 32_768) >> 16
+        let b = (l + blueFromCb * u + 32_768) >> 16
+        return (UInt8(min(max(r, 0), 255)), UInt8(min(max(g, 0), 255)), UInt8(min(max(b, 0), 255)))
+    }
+
+    /// Video-range Y, Cb, Cr bytes of a colour given from 0 to 1, from the exact weights
+    /// (for fills, backgrounds and overlays, where one colour is converted once).
+    /// - Parameters:
+    ///   - red: 0...1.
+    ///   - green: 0...1.
+    ///   - blue: 0...1.
+    /// - Returns: Y, Cb, Cr, rounded and clamped to 0...255.
+    package static func videoRange(red: Double, green: Double, blue: Double) -> (UInt8, UInt8, UInt8) {
+        let luma = 0.2126 * red + 0.7152 * green + 0.0722 * blue
+        let y = 16 + 219 * luma, cb = 128 + 224 * (blue - luma) / 1.8556, cr = 128 + 224 * (red - luma) / 1.5748
+        func byte(_ v: Double) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
+        return (byte(y), byte(cb), byte(cr))
+    }
+}
