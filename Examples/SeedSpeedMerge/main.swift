@@ -15,7 +15,10 @@ import ReelCore
 
 let kMoviePath = "kMoviePath"
 let kMovieSpeed = "kMovieSpeed"
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// The seed's names, kept so the port reads line by line like it.
 let kMovieSpeed_Fast = "fast"
+// swift-format-ignore: AlwaysUseLowerCamelCase
 let kMovieSpeed_Slow = "slow"
 
 func fail(_ message: String) -> Never {

@@ -41,19 +41,31 @@ import Testing
     @Test func aFailureWhileWritingHandsTheFileToCloseAndKeepsTheFirstError() {
         var machine = Self.writing()
         let first = ReelError(.diskFull, "full"), second = ReelError(.io, "later")
-        guard case .discard(let file) = machine.fail(first) else { Issue.record("no cleanup"); return }
+        guard case .discard(let file) = machine.fail(first) else {
+            Issue.record("no cleanup")
+            return
+        }
         #expect(file == "file")
-        guard case .none = machine.fail(second) else { Issue.record("a second cleanup"); return }
+        guard case .none = machine.fail(second) else {
+            Issue.record("a second cleanup")
+            return
+        }
         #expect(machine.error == first)
         #expect(machine.status == .failed)
         // The finisher closes the same file (closing is idempotent) and throws the first error.
-        guard case .fail(let error, let cleanup) = machine.beginFinishing() else { Issue.record("finish went on"); return }
+        guard case .fail(let error, let cleanup) = machine.beginFinishing() else {
+            Issue.record("finish went on")
+            return
+        }
         #expect(error == first && cleanup == "file")
     }
 
     @Test func aFailureWhileFinishingIsTheFinishersToCleanUp() {
         var machine = Self.writing()
-        guard case .finish = machine.beginFinishing() else { Issue.record("no finish"); return }
+        guard case .finish = machine.beginFinishing() else {
+            Issue.record("no finish")
+            return
+        }
         let result4 = machine.checkFinishing()
         #expect(result4 == .goOn)
         guard case .none = machine.fail(ReelError(.io, "encoder")) else {
@@ -66,8 +78,14 @@ import Testing
 
     @Test func aCancelWhileFinishingIsActedOnByTheFinisher() {
         var machine = Self.writing()
-        guard case .finish = machine.beginFinishing() else { Issue.record("no finish"); return }
-        guard case .none = machine.cancel() else { Issue.record("a cleanup racing the finisher"); return }
+        guard case .finish = machine.beginFinishing() else {
+            Issue.record("no finish")
+            return
+        }
+        guard case .none = machine.cancel() else {
+            Issue.record("a cleanup racing the finisher")
+            return
+        }
         #expect(machine.status == .writing)
         let result6 = machine.checkFinishing()
         #expect(result6 == .cancelled)
@@ -78,16 +96,28 @@ import Testing
 
     @Test func aCancelWhileWritingClosesTheFileAndRefusesAFinish() {
         var machine = Self.writing()
-        guard case .discard("file") = machine.cancel() else { Issue.record("no cleanup"); return }
+        guard case .discard("file") = machine.cancel() else {
+            Issue.record("no cleanup")
+            return
+        }
         #expect(machine.status == .cancelled)
-        guard case .refuse(.cancelled) = machine.beginFinishing() else { Issue.record("finish went on"); return }
-        guard case .none = machine.cancel() else { Issue.record("a second cleanup"); return }
+        guard case .refuse(.cancelled) = machine.beginFinishing() else {
+            Issue.record("finish went on")
+            return
+        }
+        guard case .none = machine.cancel() else {
+            Issue.record("a second cleanup")
+            return
+        }
     }
 
     @Test func aCancelWhileStartingLeavesTheOpenedFileToItsOpener() {
         var machine = Machine()
         _ = machine.beginStarting()
-        guard case .none = machine.cancel() else { Issue.record("cleanup of nothing"); return }
+        guard case .none = machine.cancel() else {
+            Issue.record("cleanup of nothing")
+            return
+        }
         let result7 = machine.started("file")
         #expect(!result7, "the opener must close what it opened")
         #expect(machine.status == .cancelled)
@@ -95,12 +125,24 @@ import Testing
 
     @Test func aCompletedWriterStaysCompleted() {
         var machine = Self.writing()
-        guard case .finish = machine.beginFinishing() else { Issue.record("no finish"); return }
+        guard case .finish = machine.beginFinishing() else {
+            Issue.record("no finish")
+            return
+        }
         machine.finished()
         #expect(machine.status == .completed)
-        guard case .none = machine.cancel() else { Issue.record("cancel after completion"); return }
-        guard case .none = machine.fail(ReelError(.io, "late")) else { Issue.record("fail after completion"); return }
+        guard case .none = machine.cancel() else {
+            Issue.record("cancel after completion")
+            return
+        }
+        guard case .none = machine.fail(ReelError(.io, "late")) else {
+            Issue.record("fail after completion")
+            return
+        }
         #expect(machine.status == .completed)
-        guard case .refuse(.completed) = machine.beginFinishing() else { Issue.record("finished twice"); return }
+        guard case .refuse(.completed) = machine.beginFinishing() else {
+            Issue.record("finished twice")
+            return
+        }
     }
 }

@@ -116,7 +116,10 @@ import Testing
         // Pictures to 2/30 s (3200 samples); sound so far to 1024.
         _ = machine.video(try Self.picture(1))
         _ = machine.videoWritten(error: nil)
-        guard case .write = machine.audio(try Self.sound(0)) else { Issue.record("sound 0"); return }
+        guard case .write = machine.audio(try Self.sound(0)) else {
+            Issue.record("sound 0")
+            return
+        }
         let result13 = machine.audioWritten(end: MediaTime(value: 1024, timescale: 48000), error: nil)
         #expect(result13.isNothing)
         let orderResult = machine.stop(.requested)
@@ -127,13 +130,22 @@ import Testing
         #expect(result14.isDrop, "no picture after the stop")
         let result15 = machine.stop(.requested)
         #expect(result15 == nil, "a second stop finishes nothing")
-        guard case .write = machine.audio(try Self.sound(1024)) else { Issue.record("sound 1024"); return }
+        guard case .write = machine.audio(try Self.sound(1024)) else {
+            Issue.record("sound 1024")
+            return
+        }
         let result16 = machine.audioWritten(end: MediaTime(value: 2048, timescale: 48000), error: nil)
         #expect(result16.isNothing)
-        guard case .write = machine.audio(try Self.sound(2048)) else { Issue.record("sound 2048"); return }
+        guard case .write = machine.audio(try Self.sound(2048)) else {
+            Issue.record("sound 2048")
+            return
+        }
         let result17 = machine.audioWritten(end: MediaTime(value: 3072, timescale: 48000), error: nil)
         #expect(result17.isNothing)
-        guard case .write = machine.audio(try Self.sound(3072)) else { Issue.record("sound 3072"); return }
+        guard case .write = machine.audio(try Self.sound(3072)) else {
+            Issue.record("sound 3072")
+            return
+        }
         let result18 = machine.audioWritten(end: MediaTime(value: 4096, timescale: 48000), error: nil)
         #expect(result18.isWake)
         let result19 = machine.audio(try Self.sound(4096))
@@ -146,7 +158,10 @@ import Testing
 
     @Test func aStopWithTheSoundInNeedNotWait() throws {
         var machine = try Self.recording(from: 0)
-        guard case .write = machine.audio(try Self.sound(0)) else { Issue.record("sound"); return }
+        guard case .write = machine.audio(try Self.sound(0)) else {
+            Issue.record("sound")
+            return
+        }
         _ = machine.audioWritten(end: MediaTime(value: 2048, timescale: 48000), error: nil)
         let result20 = machine.stop(.requested)
         #expect(result20?.mustWait == false)
@@ -154,7 +169,10 @@ import Testing
 
     @Test func aMicrophoneThatFallsSilentIsGivenUpOnOnceItsAppendEnds() throws {
         var machine = try Self.recording(from: 0)
-        guard case .write = machine.audio(try Self.sound(0)) else { Issue.record("sound"); return }
+        guard case .write = machine.audio(try Self.sound(0)) else {
+            Issue.record("sound")
+            return
+        }
         // An append is under way when the stop comes, and the wait runs out.
         let result21 = machine.stop(.requested)
         #expect(result21?.mustWait == true)
@@ -170,7 +188,10 @@ import Testing
         var machine = try Self.recording(from: 0)
         _ = machine.video(try Self.picture(1))
         let failure = ReelError(.diskFull, "no space")
-        guard case .finish(let order) = machine.videoWritten(error: failure) else { Issue.record("no finish"); return }
+        guard case .finish(let order) = machine.videoWritten(error: failure) else {
+            Issue.record("no finish")
+            return
+        }
         #expect(order.sink == "file")
         let (error, summary) = machine.finished()
         #expect(error == failure)

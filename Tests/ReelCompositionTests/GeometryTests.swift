@@ -67,7 +67,10 @@ import Testing
             let byte = data[index]
             index += 1
             if byte == 0x20 || byte == 0x0A {
-                if !current.isEmpty { fields.append(current); current = "" }
+                if !current.isEmpty {
+                    fields.append(current)
+                    current = ""
+                }
             } else {
                 current.append(Character(UnicodeScalar(byte)))
             }

@@ -308,9 +308,9 @@ public final class AssetWriter: Sendable {
     ///   (a full disk, say), or `.cancelled`. The temporary file is removed then; the
     ///   destination is untouched.
     public func finishWriting() async throws(ReelError) {
-        try await BlockingWork.run(onCancel: { [self] in cancelWriting() }) { [self] () throws(ReelError) in
-            try finishSynchronously()
-        }
+        try await BlockingWork.run(
+            onCancel: { [self] in cancelWriting() },
+            { [self] () throws(ReelError) in try finishSynchronously() })
     }
 
     /// ``finishWriting()`` on the calling thread, for command-line tools and tests.

@@ -206,7 +206,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Starts the devices; returns at once. `startRunning()`.
     public func startRunning() {
-        guard case let (configuration, run)? = state.withLock({ $0.start(atNanoseconds: DispatchTime.now().uptimeNanoseconds) })
+        guard case (let configuration, let run)? = state.withLock({ $0.start(atNanoseconds: DispatchTime.now().uptimeNanoseconds) })
         else { return }
         if let camera = configuration.camera { startLive(camera) }
         if let microphone = configuration.microphone, microphone !== configuration.camera { startLive(microphone) }

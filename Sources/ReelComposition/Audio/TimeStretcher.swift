@@ -274,14 +274,20 @@ final class TimeStretcher {
         var offset = 0
         while offset <= count {
             let s = score(offset, step: 4)
-            if s > bestScore { bestScore = s; best = offset }
+            if s > bestScore {
+                bestScore = s
+                best = offset
+            }
             offset += 4
         }
         let coarse = best
         bestScore = -Float.infinity
         for offset in max(0, coarse - 3)...min(count, coarse + 3) {
             let s = score(offset, step: 1)
-            if s > bestScore { bestScore = s; best = offset }
+            if s > bestScore {
+                bestScore = s
+                best = offset
+            }
         }
         return lowest + Int64(best)
     }

@@ -140,9 +140,9 @@ public final class ExportSession: @unchecked Sendable {
     /// - Throws: ``ReelError``: a missing output URL, an invalid video composition (the error
     ///   names the instruction), a source that cannot be read, a write failure, or `.cancelled`.
     public func export(progressHandler: (@Sendable (Double) -> Void)? = nil) async throws(ReelError) {
-        try await BlockingWork.run(onCancel: { [self] in cancelExport() }) { [self] () throws(ReelError) in
-            try exportSynchronously(progressHandler: progressHandler)
-        }
+        try await BlockingWork.run(
+            onCancel: { [self] in cancelExport() },
+            { [self] () throws(ReelError) in try exportSynchronously(progressHandler: progressHandler) })
     }
 
     /// Starts the export on a thread of its own and calls `handler` when it has completed,

@@ -44,7 +44,10 @@ struct SpecJSONScanner {
             index += 1
             var keys = Set<[UInt8]>()
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return
+            }
             while true {
                 skipSpace()
                 let key = try string()
@@ -59,22 +62,37 @@ struct SpecJSONScanner {
                 try value(path: path.isEmpty ? name : "\(path).\(name)", depth: depth + 1)
                 skipSpace()
                 guard index < bytes.count else { throw .malformed }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; return }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return
+                }
                 throw .malformed
             }
         case UInt8(ascii: "["):
             index += 1
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return
+            }
             var element = 0
             while true {
                 try value(path: "\(path)[\(element)]", depth: depth + 1)
                 element += 1
                 skipSpace()
                 guard index < bytes.count else { throw .malformed }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; return }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return
+                }
                 throw .malformed
             }
         case UInt8(ascii: "\""):
