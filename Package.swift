@@ -28,7 +28,7 @@ let nativeKernels: [SwiftSetting] = {
 let package = Package(
     name: "Reel",
     products: [
-        .library(name: "Reel", targets: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture"]),
+        .library(name: "Reel", targets: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture", "ReelPlayback"]),
         .executable(name: "reel", targets: ["reel"]),
     ],
     targets: [
@@ -64,6 +64,9 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAV", "CV4L2", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict + nativeKernels),
+        // Playback above the composition layer: AVPlayer, AVPlayerItem, AVPlayerItemVideoOutput.
+        .target(name: "ReelPlayback", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelComposition"],
+                swiftSettings: strict),
 
         // Apps.
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture",
@@ -85,6 +88,8 @@ let package = Package(
         .testTarget(name: "ReelAssetTests", dependencies: ["ReelAsset", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelFiltersTests", dependencies: ["ReelFilters", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCompositionTests", dependencies: ["ReelComposition", "ReelTestSupport", "reel"],
+                    swiftSettings: strict),
+        .testTarget(name: "ReelPlaybackTests", dependencies: ["ReelPlayback", "ReelComposition", "ReelAsset", "ReelTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ReelCaptureTests", dependencies: ["ReelCapture", "CV4L2", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelStudioTests", dependencies: ["ReelStudio", "ReelHTTP", "CMicroHTTPD", "CMicroHTTPDShims",
