@@ -47,6 +47,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
+        .systemLibrary(name: "CPulse", path: "Sources/CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
 
         // Core tier: pure Swift value types and containers.
         .target(name: "ReelCore", swiftSettings: strict),
@@ -58,6 +59,9 @@ let package = Package(
         // ReelAV (FFmpeg's owner) since nothing in it is media.
         .target(name: "ReelHTTP", dependencies: ["ReelCore", "CMicroHTTPD", "CMicroHTTPDShims"], swiftSettings: strict),
 
+        // Owner of libpulse's pointers: a player's sound output.
+        .target(name: "ReelPulse", dependencies: ["ReelCore", "CPulse"], swiftSettings: strict),
+
         // Public tier: AVFoundation-shaped modules.
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
         .target(name: "ReelComposition", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters"],
@@ -65,7 +69,7 @@ let package = Package(
         .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAV", "CV4L2", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict + nativeKernels),
         // Playback above the composition layer: AVPlayer, AVPlayerItem, AVPlayerItemVideoOutput.
-        .target(name: "ReelPlayback", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelComposition"],
+        .target(name: "ReelPlayback", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelComposition", "ReelPulse"],
                 swiftSettings: strict),
 
         // Apps.

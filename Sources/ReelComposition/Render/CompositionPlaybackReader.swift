@@ -15,11 +15,13 @@ package final class CompositionPlaybackReader {
     /// - Parameters:
     ///   - size: the output size in pixels; nil for the video composition's render size.
     ///   - readAhead: decoded frames each source may hold ready on its own thread.
+    ///   - includesVideo: false for a reader of the sound alone (no decoder opens for pictures).
     package init(composition: MutableComposition, videoComposition: VideoComposition?, audioMix: AudioMix?,
                  size: (width: Int, height: Int)?, startingAt time: MediaTime, readAhead: Int = 0,
-                 pitch: AudioTimePitchAlgorithm = .timeDomain) throws(ReelError) {
+                 pitch: AudioTimePitchAlgorithm = .timeDomain, includesVideo: Bool = true) throws(ReelError) {
         startTime = time
-        let hasVideo = composition.tracks(withMediaType: .video).contains { $0.segments.contains { !$0.isEmpty } }
+        let hasVideo = includesVideo
+            && composition.tracks(withMediaType: .video).contains { $0.segments.contains { !$0.isEmpty } }
         if hasVideo {
             let chosen = videoComposition ?? VideoComposition(propertiesOf: composition)
             try chosen.validate(for: composition)

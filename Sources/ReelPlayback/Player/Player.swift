@@ -69,10 +69,26 @@ public final class Player: Sendable {
     /// The timer that looks at a clock that moves by itself (Dispatch sources are thread-safe).
     private nonisolated(unsafe) let timer: (any DispatchSourceTimer)?
 
-    /// A player of `item` (or of nothing yet), timed by `clock`: by default the host's
-    /// monotonic clock. `init(playerItem:)`.
-    public init(playerItem item: PlayerItem?, clock: any PlaybackClock = HostClock()) {
+    /// The sound device, when there is one: its clock is the player's.
+    private let audio: AudioOutput?
+
+    /// A player of `item` (or of nothing yet) with sound: timed by the sound device's clock
+    /// (audio is the master), or by the host clock, silently, when there is no device.
+    /// `init(playerItem:)`.
+    public convenience init(playerItem item: PlayerItem?, audioDevice: AudioDevice = .automatic) {
+        let audio = AudioOutput(device: audioDevice)
+        self.init(playerItem: item, clock: audio?.clock ?? HostClock(), audio: audio)
+    }
+
+    /// A silent player of `item` timed by `clock`: a ``ManualClock`` to step it in tests
+    /// or to render offline.
+    public convenience init(playerItem item: PlayerItem?, clock: any PlaybackClock) {
+        self.init(playerItem: item, clock: clock, audio: nil)
+    }
+
+    private init(playerItem item: PlayerItem?, clock: any PlaybackClock, audio: AudioOutput?) {
         self.clock = clock
+        self.audio = audio
         if clock.advancesByItself {
             let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "reel.player.clock"))
             source.schedule(deadline: .now(), repeating: .milliseconds(4), leeway: .milliseconds(1))
@@ -86,14 +102,20 @@ public final class Player: Sendable {
             source.setEventHandler { [weak self] in self?.tick() }
             source.resume()
         }
+        audio?.start(for: self)
     }
 
-    /// A player of the file at `url`. `init(url:)`.
-    public convenience init(url: URL, clock: any PlaybackClock = HostClock()) {
-        self.init(playerItem: PlayerItem(url: url), clock: clock)
+    /// A player of the file at `url`, with sound. `init(url:)`.
+    public convenience init(url: URL, audioDevice: AudioDevice = .automatic) {
+        self.init(playerItem: PlayerItem(url: url), audioDevice: audioDevice)
     }
+
+    /// Whether the sound goes to a device (and the player runs by its clock), rather than
+    /// the player running silently by the host clock.
+    public var outputsSound: Bool { audio != nil }
 
     deinit {
+        audio?.stop()
         timer?.cancel()
         settings.withLock { $0.item }?.setPlayer(nil)
     }
@@ -251,6 +273,18 @@ public final class Player: Sendable {
     // MARK: - Driving
 
     private var endTime: MediaTime { currentItem?.endTime ?? .invalid }
+
+    /// What the sound feeder needs for the block heard at `hostTime`: the item, its time
+    /// then, the rate, the count of jumps so far (a change means read afresh) and the gain.
+    func soundSnapshot(forHostTime hostTime: MediaTime)
+        -> (item: PlayerItem?, time: MediaTime, rate: Double, generation: Int, gain: Float) {
+        let (item, gain) = settings.withLock { ($0.item, $0.isMuted ? Float(0) : $0.volume) }
+        let end = item?.endTime ?? .invalid
+        let (time, rate, generation) = machine.withLock {
+            ($0.currentTime(at: hostTime, end: end), $0.rate, $0.jumps)
+        }
+        return (item, time, rate, generation, gain)
+    }
 
     /// Looks at the clock: fires the observers that are due, and handles the item's end.
     func tick() {

@@ -47,6 +47,8 @@ struct PlayerStateMachine: Sendable {
     private(set) var endReported = false
     var actionAtItemEnd = Player.ActionAtItemEnd.pause
     var hasItem = false
+    /// Counts the jumps (seeks, rate changes, new items): what reads ahead starts afresh when it changes.
+    private(set) var jumps = 0
 
     /// The current rate (0 when paused).
     var rate: Double {
@@ -85,7 +87,9 @@ struct PlayerStateMachine: Sendable {
         } else {
             state = .playing(anchor: now, anchorHost: host, rate: rate)
         }
-        return before != rate.value
+        guard before != rate.value else { return false }
+        jumps += 1
+        return true
     }
 
     /// Moves to `time` (clamped to `[0, end]`), keeping the rate; a time before the end
@@ -98,12 +102,14 @@ struct PlayerStateMachine: Sendable {
         case .playing(_, _, let rate): state = .playing(anchor: target, anchorHost: host, rate: rate)
         }
         if !end.isNumeric || target < end { endReported = false }
+        jumps += 1
     }
 
     /// A new item: time zero, paused or playing as before, the end not yet reported.
     mutating func replaceItem(hasItem: Bool, at host: MediaTime) {
         self.hasItem = hasItem
         endReported = false
+        jumps += 1
         switch state {
         case .paused: state = .paused(time: .zero)
         case .playing(_, _, let rate): state = .playing(anchor: .zero, anchorHost: host, rate: rate)
