@@ -13,11 +13,12 @@ import Synchronization
 public final class Player: Sendable {
     /// What happens when the item ends. `AVPlayer.ActionAtItemEnd`.
     public enum ActionAtItemEnd: Sendable, Hashable {
-        /// A ``QueuePlayer`` moves to its next item; a plain player stands at the end as with `.none`.
+        /// Move to the next item. A player has no queue yet, so it pauses as with `.pause`
+        /// (AVFoundation raises an exception when a plain AVPlayer is given `.advance`).
         case advance
         /// The rate drops to 0 at the end (the default, as in AVFoundation).
         case pause
-        /// The rate stays; the time stands at the end.
+        /// Nothing: the rate stays and the time runs on past the end (the last picture holds).
         case none
     }
 

@@ -56,7 +56,8 @@ struct PlayerStateMachine: Sendable {
         return 0
     }
 
-    /// The item time at host time `host`, never past `end` nor before zero.
+    /// The item time at host time `host`: never past `end`, except with `actionAtItemEnd`
+    /// `.none`, where (as in AVFoundation) the time runs on at the rate.
     func currentTime(at host: MediaTime, end: MediaTime) -> MediaTime {
         switch state {
         case .paused(let time):
@@ -64,7 +65,7 @@ struct PlayerStateMachine: Sendable {
         case .playing(let anchor, let anchorHost, let rate):
             let elapsed = host > anchorHost ? host - anchorHost : .zero
             let time = anchor + rate.scale(elapsed)
-            if end.isNumeric, time > end { return max(anchor, end) }
+            if end.isNumeric, time > end, actionAtItemEnd != .none { return max(anchor, end) }
             return time
         }
     }
@@ -117,16 +118,16 @@ struct PlayerStateMachine: Sendable {
     }
 
     /// Looks at the clock: reports the item's end once when playing reaches it, and then
-    /// pauses there (`.pause`) or stands at the end with the rate kept (`.none`, `.advance`;
-    /// the player moves to the next item for `.advance`).
+    /// pauses there (`.pause`; `.advance` too, as a plain player has no next item) or goes on
+    /// with the rate and time running (`.none`).
     mutating func tick(at host: MediaTime, end: MediaTime) -> TickAction {
-        guard hasItem, end.isNumeric, case .playing(_, _, let rate) = state else { return .none }
+        guard hasItem, end.isNumeric, case .playing = state else { return .none }
         let now = currentTime(at: host, end: end)
         guard now >= end, !endReported else { return .none }
         endReported = true
         switch actionAtItemEnd {
-        case .pause: state = .paused(time: end)
-        case .none, .advance: state = .playing(anchor: end, anchorHost: host, rate: rate)
+        case .pause, .advance: state = .paused(time: end)
+        case .none: break
         }
         return .reachedEnd(actionAtItemEnd)
     }
