@@ -48,6 +48,7 @@ let package = Package(
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
         .systemLibrary(name: "CPulse", path: "Sources/CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CSDL2", path: "Sources/CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
 
         // Core tier: pure Swift value types and containers.
         .target(name: "ReelCore", swiftSettings: strict),
@@ -61,6 +62,8 @@ let package = Package(
 
         // Owner of libpulse's pointers: a player's sound output.
         .target(name: "ReelPulse", dependencies: ["ReelCore", "CPulse"], swiftSettings: strict),
+        // Owner of SDL2's pointers: `reel play`'s window.
+        .target(name: "ReelSDL", dependencies: ["ReelCore", "CSDL2"], swiftSettings: strict),
 
         // Public tier: AVFoundation-shaped modules.
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
@@ -74,7 +77,7 @@ let package = Package(
 
         // Apps.
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture",
-                                                "ReelStudio"],
+                                                "ReelStudio", "ReelPlayback", "ReelSDL"],
                 swiftSettings: strict),
         .target(name: "ReelStudio", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture",
                                                    "ReelHTTP"], swiftSettings: strict),
