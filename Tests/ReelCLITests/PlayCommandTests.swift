@@ -12,11 +12,11 @@ import Testing
         directory = try Paths.temporaryDirectory("reel-cli-play")
     }
 
-    /// 320x64, 30 fps, 4 s: frame n shows n in 8 bars 40 pixels wide (white for a set bit).
-    private func barsClip() throws -> URL {
-        let url = directory.appendingPathComponent("bars.mp4")
+    /// 320x64, 30 fps: frame n shows n in 8 bars 40 pixels wide (white for a set bit).
+    private func barsClip(seconds: Int = 4) throws -> URL {
+        let url = directory.appendingPathComponent("bars-\(seconds).mp4")
         try ProcessRunner.ffmpeg(["-f", "lavfi", "-i",
-                                  "color=black:s=320x64:r=30:d=4,format=gray,geq=lum='if(bitand(N\\,pow(2\\,floor(X/40)))\\,235\\,16)',format=yuv420p",
+                                  "color=black:s=320x64:r=30:d=\(seconds),format=gray,geq=lum='if(bitand(N\\,pow(2\\,floor(X/40)))\\,235\\,16)',format=yuv420p",
                                   "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast", url.path])
         return url
     }
@@ -67,6 +67,60 @@ import Testing
         // The picture is the clip's and moves on: a later grab shows a later frame.
         #expect((1..<120).contains(first) && (1..<120).contains(second), "shown \(first), then \(second)")
         #expect(second > first, "shown \(first), then \(second)")
+    }
+
+    /// Keys pressed in the window (xdotool, through XTEST) do what the help says, judged by
+    /// the frame on screen.
+    @Test(.disabled(if: DeviceServer.xvfbMissing != nil || !FileManager.default.isExecutableFile(atPath: "/usr/bin/xdotool"),
+                    "needs xvfb and xdotool (make deps)"))
+    func keysPauseStepSeekAndQuit() throws {
+        let clip = try barsClip(seconds: 8)
+        let display = try #require(Self.freeDisplay(), "no free X display number in :90-:99")
+        let screen = (width: 640, height: 480)
+        let server = try DeviceServer.xvfb(display: display, width: screen.width, height: screen.height)
+        defer { server.stop() }
+        let environment = ["DISPLAY": ":\(display)", "PATH": "/usr/bin:/bin", "HOME": directory.path]
+        let finished = DispatchSemaphore(value: 0)
+        let result = Mutex<ProcessResult?>(nil)
+        let player = Thread {
+            let run = try? ProcessRunner.run(Paths.reelBinary.path, ["play", clip.path, "--no-sound"], timeout: 90,
+                                             environment: environment)
+            result.withLock { $0 = run }
+            finished.signal()
+        }
+        player.start()
+        let found = try ProcessRunner.run("/usr/bin/xdotool", ["search", "--sync", "--name", "reel play", "windowfocus", "--sync"],
+                                          timeout: 30, environment: environment)
+        try #require(found.status == 0, "no window: \(found.standardError)")
+        func press(_ key: String) throws {
+            let sent = try ProcessRunner.run("/usr/bin/xdotool", ["key", key], timeout: 10, environment: environment)
+            guard sent.status == 0 else { throw TestFailure("xdotool key \(key): \(sent.standardError)") }
+            usleep(500_000)
+        }
+        usleep(1_000_000)
+        try press("space")
+        let paused = try shownIndex(display: display, screen: screen)
+        usleep(500_000)
+        #expect(try shownIndex(display: display, screen: screen) == paused, "paused, the picture stays")
+        #expect(paused > 0)
+        for _ in 0..<3 { try press("period") }
+        #expect(try shownIndex(display: display, screen: screen) == paused + 3, "three frames on")
+        try press("comma")
+        #expect(try shownIndex(display: display, screen: screen) == paused + 2, "one frame back")
+        try press("Right")
+        #expect(try shownIndex(display: display, screen: screen) == paused + 2 + 150, "5 s on")
+        try press("Left")
+        #expect(try shownIndex(display: display, screen: screen) == paused + 2, "5 s back")
+        try press("bracketright")
+        try press("bracketright")
+        try press("space")
+        usleep(500_000)
+        try press("q")
+        finished.wait()
+        let run = try #require(result.withLock { $0 })
+        #expect(run.status == 0, "reel play: \(run.standardError)")
+        // q quits while playing at the rate ] raised twice.
+        #expect(run.standardError.contains("rate 1.50"), "\(run.standardError)")
     }
 
     @Test func headlessRunPlaysForItsTimeAndEnds() throws {
