@@ -54,8 +54,9 @@ struct PlayCommand: Command {
         let frameDuration = item.videoComposition?.frameDuration ?? VideoComposition(propertiesOf: item.composition).frameDuration
         if !arguments.flag("no-window"), video {
             let size = item.videoComposition?.renderSize ?? VideoComposition(propertiesOf: item.composition).renderSize
+            func side(_ value: Double) -> Int { value.isFinite ? Int(min(max(value, 16), 4096)) : 640 }
             window = try VideoWindow(title: "reel play \(URL(fileURLWithPath: path).lastPathComponent)",
-                                     width: Int(min(max(size.width, 16), 4096)), height: Int(min(max(size.height, 16), 4096)))
+                                     width: side(size.width), height: side(size.height))
             item.add(output)
         }
         if start > 0 { player.seek(to: MediaTime(seconds: start, preferredTimescale: 90000)) }
@@ -92,10 +93,14 @@ struct PlayCommand: Command {
                     var display = MediaTime.invalid
                     if let picture = output.copyPixelBuffer(forItemTime: time, itemTimeForDisplay: &display) {
                         try window.show(picture)
-                        let index = Int64((display.seconds / frameDuration.seconds).rounded())
-                        let step = Int64(max(1, player.rate.rounded()))
-                        if shown >= 0, player.rate > 0, index > shown + step { dropped += Int(index - shown - step) }
-                        shown = index
+                        // Frames skipped beyond the rate's own step count as dropped.
+                        let ratio = display.seconds / frameDuration.seconds
+                        if ratio.isFinite, abs(ratio) < 1e12 {
+                            let index = Int64(ratio.rounded())
+                            let step = Int64(max(1, player.rate.rounded()))
+                            if shown >= 0, player.rate > 0, index > shown + step { dropped += Int(index - shown - step) }
+                            shown = index
+                        }
                     }
                 }
                 if let error = item.error { throw error }

@@ -31,7 +31,7 @@ final class AudioOutput: Sendable {
         }
         do throws(ReelError) {
             stream = try PulseStream(name: "reel", server: server, sink: sink, sampleRate: Self.sampleRate, channels: Self.channels,
-                                     bufferDuration: 0.06)
+                                     bufferDuration: 0.2)
         } catch {
             return nil
         }
