@@ -106,3 +106,19 @@ import Testing
         #expect(TimeObserverSchedule.crossed(times, from: seconds(3), to: seconds(1)).isEmpty)
     }
 }
+
+extension PlayerStateMachineTests {
+    @Test func advanceStartsTheNextItemAtTheMomentTheLastEnded() {
+        var machine = PlayerStateMachine()
+        machine.actionAtItemEnd = .advance
+        machine.replaceItem(hasItem: true, at: seconds(100))
+        _ = machine.setRate(2, at: seconds(100), end: end)
+        // Playing at 2 reaches the 10 s end at host 105; the clock is looked at only at 106.
+        let tick = machine.tick(at: seconds(106), end: end)
+        #expect(tick == .reachedEnd(.advance))
+        #expect(machine.currentTime(at: seconds(106), end: end) == end) // stands at the end until advanced
+        machine.advance(hasItem: true, end: end)
+        #expect(machine.currentTime(at: seconds(106), end: end) == seconds(2)) // 1 s of host at rate 2 into the next
+        #expect(machine.rate == 2)
+    }
+}

@@ -10,11 +10,15 @@ import Synchronization
 /// clock's reading each time it is asked for, so it never drifts. Pictures are pulled by a
 /// ``PlayerItemVideoOutput`` for the time the player says, as a display loop does; the
 /// player itself decodes nothing.
-public final class Player: Sendable {
+///
+/// `@unchecked Sendable` only so that ``QueuePlayer`` can be its subclass, as AVQueuePlayer
+/// is AVPlayer's: every stored property is a constant or behind a `Mutex`.
+public class Player: @unchecked Sendable {
     /// What happens when the item ends. `AVPlayer.ActionAtItemEnd`.
     public enum ActionAtItemEnd: Sendable, Hashable {
-        /// Move to the next item. A player has no queue yet, so it pauses as with `.pause`
-        /// (AVFoundation raises an exception when a plain AVPlayer is given `.advance`).
+        /// Move to the next item of a ``QueuePlayer`` (its default). A plain player has no
+        /// next item and pauses at the end (AVFoundation raises an exception when a plain
+        /// AVPlayer is given `.advance`).
         case advance
         /// The rate drops to 0 at the end (the default, as in AVFoundation).
         case pause
@@ -87,7 +91,7 @@ public final class Player: Sendable {
         self.init(playerItem: item, clock: clock, audio: nil)
     }
 
-    private init(playerItem item: PlayerItem?, clock: any PlaybackClock, audio: AudioOutput?) {
+    init(playerItem item: PlayerItem?, clock: any PlaybackClock, audio: AudioOutput?) {
         self.clock = clock
         self.audio = audio
         if clock.advancesByItself {
@@ -289,16 +293,45 @@ public final class Player: Sendable {
 
     /// Looks at the clock: fires the observers that are due, and handles the item's end.
     func tick() {
-        let host = clock.hostTime
-        let item = currentItem
-        let end = item?.endTime ?? .invalid
-        let (action, time) = machine.withLock { machine in
-            (machine.tick(at: host, end: end), machine.currentTime(at: host, end: end))
-        }
-        if rate > 0 || action != .none { fireObservers(at: time, jumped: false) }
-        if case .reachedEnd = action, let item {
+        // A clock moved far may carry a queue across several short items: one end a round.
+        for _ in 0..<64 {
+            let host = clock.hostTime
+            let item = currentItem
+            let end = item?.endTime ?? .invalid
+            let (action, time) = machine.withLock { machine in
+                (machine.tick(at: host, end: end), machine.currentTime(at: host, end: end))
+            }
+            if rate > 0 || action != .none { fireObservers(at: time, jumped: false) }
+            guard case .reachedEnd(let act) = action, let item else { return }
             NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item)
+            guard act == .advance else { return }
+            itemDidEnd(item)
         }
+    }
+
+    /// After an item ends with `.advance`: a plain player has no next item, so it pauses at
+    /// the end; ``QueuePlayer`` moves on.
+    func itemDidEnd(_ item: PlayerItem) {
+        let end = item.endTime
+        let host = clock.hostTime
+        machine.withLock { machine in
+            _ = machine.setRate(0, at: host, end: end)
+            machine.seek(to: end, at: host, end: end)
+        }
+    }
+
+    /// Makes `item` current as the one after `ended`, its start at the moment `ended` ended.
+    func advance(from ended: PlayerItem, to item: PlayerItem?) {
+        let old = settings.withLock { settings -> PlayerItem? in
+            let old = settings.item
+            settings.item = item
+            return old
+        }
+        old?.setPlayer(nil)
+        item?.setPlayer(self)
+        let end = ended.endTime
+        machine.withLock { $0.advance(hasItem: item != nil, end: end) }
+        timeJumped()
     }
 
     /// Observers after a seek, a rate change or a new item: each periodic one fires now.

@@ -118,17 +118,35 @@ struct PlayerStateMachine: Sendable {
     }
 
     /// Looks at the clock: reports the item's end once when playing reaches it, and then
-    /// pauses there (`.pause`; `.advance` too, as a plain player has no next item) or goes on
-    /// with the rate and time running (`.none`).
+    /// pauses there (`.pause`), goes on with the rate and time running (`.none`), or stands
+    /// at the end still playing for the player to move to its next item (`.advance`, then
+    /// ``advance(hasItem:end:)``).
     mutating func tick(at host: MediaTime, end: MediaTime) -> TickAction {
         guard hasItem, end.isNumeric, case .playing = state else { return .none }
         let now = currentTime(at: host, end: end)
         guard now >= end, !endReported else { return .none }
         endReported = true
         switch actionAtItemEnd {
-        case .pause, .advance: state = .paused(time: end)
-        case .none: break
+        case .pause: state = .paused(time: end)
+        case .none, .advance: break
         }
         return .reachedEnd(actionAtItemEnd)
+    }
+
+    /// The next item starts where the last one ended, to the tick of the clock: its time 0
+    /// is the host time at which playing reached `end`, so no time is lost between items
+    /// however late the clock was looked at. Paused, it starts at 0 paused.
+    mutating func advance(hasItem: Bool, end: MediaTime) {
+        self.hasItem = hasItem
+        endReported = false
+        jumps += 1
+        switch state {
+        case .paused:
+            state = .paused(time: .zero)
+        case .playing(let anchor, let anchorHost, let rate):
+            let remaining = end.isNumeric && end > anchor ? end - anchor : .zero
+            let endHost = anchorHost + remaining.multiplied(byRatio: 1000, divisor: max(rate.thousandths, 1))
+            state = .playing(anchor: .zero, anchorHost: endHost, rate: rate)
+        }
     }
 }
