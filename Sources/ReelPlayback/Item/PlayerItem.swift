@@ -161,6 +161,21 @@ public final class PlayerItem: Sendable {
 
     // MARK: - For the player and outputs
 
+    /// Another item of the same asset or composition, with the same settings and no outputs
+    /// (what ``PlayerLooper`` queues).
+    func replica() -> PlayerItem {
+        let copy: PlayerItem
+        if let asset {
+            copy = PlayerItem(asset: asset)
+        } else if let error, composition.tracks.isEmpty {
+            copy = PlayerItem(failure: error)
+        } else {
+            copy = PlayerItem(composition: composition, videoComposition: videoComposition, audioMix: audioMix)
+        }
+        copy.forwardPlaybackEndTime = forwardPlaybackEndTime
+        return copy
+    }
+
     /// Where playback of this item ends: the forward end time when inside the item, else the duration.
     var endTime: MediaTime {
         let forward = forwardPlaybackEndTime

@@ -303,9 +303,11 @@ public class Player: @unchecked Sendable {
             }
             if rate > 0 || action != .none { fireObservers(at: time, jumped: false) }
             guard case .reachedEnd(let act) = action, let item else { return }
+            // The next item is current before the notification, so that a handler (a
+            // ``PlayerLooper``) may queue the ended one again.
+            if act == .advance { itemDidEnd(item) }
             NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item)
             guard act == .advance else { return }
-            itemDidEnd(item)
         }
     }
 
