@@ -85,6 +85,9 @@ let package = Package(
         // The seed app's CompositionViewController, ported call by call.
         .executableTarget(name: "SeedComposition", dependencies: ["ReelAsset", "ReelComposition", "ReelCore"],
                           path: "Examples/SeedComposition", swiftSettings: strict),
+        // Seed 002's review of its merged recording (AVPlayer), with looping.
+        .executableTarget(name: "SeedReview", dependencies: ["ReelAsset", "ReelComposition", "ReelCore", "ReelPlayback"],
+                          path: "Examples/SeedReview", swiftSettings: strict),
 
         // Tests: helpers shared by the suites, then one suite per module.
         .target(name: "ReelTestSupport", dependencies: ["ReelCore"], path: "Tests/ReelTestSupport",
