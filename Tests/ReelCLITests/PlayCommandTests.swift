@@ -133,6 +133,19 @@ import Testing
         #expect(run.standardError.hasSuffix("4.000 / 4.000 s  rate 0.00  dropped 0\n"), "\(run.standardError)")
     }
 
+    /// Every file of the bad-input corpus plays or is refused in one line: no crash, no hang.
+    @Test func theBadInputCorpusPlaysOrIsRefused() throws {
+        for name in Corpus.names {
+            let run = try ProcessRunner.reel(["play", Corpus.url(name).path, "--no-window", "--no-sound", "--for", "0.5"], timeout: 60)
+            #expect(!run.timedOut && !run.crashed, "\(name)")
+            #expect(run.status == 0 || run.status == 2, "\(name): \(run.status)")
+            if run.status == 2 {
+                let lines = run.standardError.split(separator: "\n")
+                #expect(lines.count == 1 && lines[0].contains(name), "\(name): \(run.standardError)")
+            }
+        }
+    }
+
     @Test func badInputIsOneLine() throws {
         let missing = try ProcessRunner.reel(["play", directory.appendingPathComponent("absent.mp4").path, "--no-window"])
         #expect(missing.status == 2)

@@ -49,14 +49,20 @@ struct PlayCommand: Command {
         defer { NotificationCenter.default.removeObserver(token) }
 
         var window: VideoWindow?
-        let output = PlayerItemVideoOutput()
         let video = item.composition.tracks(withMediaType: .video).contains { !$0.segments.isEmpty }
         let frameDuration = item.videoComposition?.frameDuration ?? VideoComposition(propertiesOf: item.composition).frameDuration
+        // Pictures at most 1920x1080 (keeping the aspect): a window shows no more, and a
+        // hostile file's huge render size is never allocated.
+        let size = item.videoComposition?.renderSize ?? VideoComposition(propertiesOf: item.composition).renderSize
+        let fit = size.width.isFinite && size.height.isFinite && size.width >= 1 && size.height >= 1
+            ? min(1, 1920 / size.width, 1080 / size.height) : 0
+        let shownSize = fit > 0 ? (width: max(16, Int((size.width * fit / 2).rounded()) * 2),
+                                   height: max(16, Int((size.height * fit / 2).rounded()) * 2)) : (width: 640, height: 360)
+        let output = PlayerItemVideoOutput(pixelBufferAttributes: .init(pixelFormat: .yuv420p, width: shownSize.width,
+                                                                        height: shownSize.height))
         if !arguments.flag("no-window"), video {
-            let size = item.videoComposition?.renderSize ?? VideoComposition(propertiesOf: item.composition).renderSize
-            func side(_ value: Double) -> Int { value.isFinite ? Int(min(max(value, 16), 4096)) : 640 }
             window = try VideoWindow(title: "reel play \(URL(fileURLWithPath: path).lastPathComponent)",
-                                     width: side(size.width), height: side(size.height))
+                                     width: shownSize.width, height: shownSize.height)
             item.add(output)
         }
         if start > 0 { player.seek(to: MediaTime(seconds: start, preferredTimescale: 90000)) }

@@ -50,18 +50,18 @@ public final class PlayerItem: Sendable {
         let composition = MutableComposition()
         var failure: ReelError?
         do throws(ReelError) {
-            if let video = asset.tracks(withMediaType: .video).first,
+            if let video = asset.tracks(withMediaType: .video).first(where: { $0.timeRange.duration > .zero }),
                let track = composition.addMutableTrack(withMediaType: .video) {
                 try track.insertTimeRange(video.timeRange, of: video, at: video.timeRange.start)
                 track.preferredTransform = video.preferredTransform
                 composition.naturalSize = video.naturalSize
             }
-            for audio in asset.tracks(withMediaType: .audio) {
+            for audio in asset.tracks(withMediaType: .audio) where audio.timeRange.duration > .zero {
                 guard let track = composition.addMutableTrack(withMediaType: .audio) else { continue }
                 try track.insertTimeRange(audio.timeRange, of: audio, at: audio.timeRange.start)
             }
             if composition.tracks.isEmpty {
-                throw ReelError(.invalidData, "has no video or audio to play", subject: asset.url.path)
+                throw ReelError(.invalidData, "has no video or audio frames to play", subject: asset.url.path)
             }
         } catch {
             failure = error
