@@ -56,6 +56,12 @@ package final class PulseStream {
         return latency == UInt64.max ? 0 : latency
     }
 
+    /// Drops what was written and not yet played, so that what is written next is heard at once.
+    package func flush() {
+        var error: Int32 = 0
+        _ = pa_simple_flush(handle, &error)
+    }
+
     /// Waits until all that was written has been played.
     package func drain() {
         var error: Int32 = 0

@@ -38,6 +38,19 @@ final class AudioClock: PlaybackClock {
     /// Samples written so far: the device time of the next sample to write.
     var writtenSamples: Int64 { state.withLock { $0.written } }
 
+    /// After the device dropped what was waiting: the sample being heard stays where it was,
+    /// and what is written next follows `latencyMicroseconds` after it.
+    func didFlush(latencyMicroseconds: UInt64) {
+        let host = HostClock.now()
+        let rate = Int64(sampleRate)
+        state.withLock { state in
+            let heard = max(0, state.written - state.latency)
+            state.latency = Int64(min(latencyMicroseconds, 10_000_000)) * rate / 1_000_000
+            state.written = heard + state.latency
+            state.stamp = host
+        }
+    }
+
     /// After a write: `count` more samples, `latencyMicroseconds` still to be heard.
     func didWrite(_ count: Int, latencyMicroseconds: UInt64) {
         let host = HostClock.now()

@@ -31,7 +31,7 @@ final class AudioOutput: Sendable {
         }
         do throws(ReelError) {
             stream = try PulseStream(name: "reel", server: server, sink: sink, sampleRate: Self.sampleRate, channels: Self.channels,
-                                     bufferDuration: 0.2)
+                                     bufferDuration: 0.3)
         } catch {
             return nil
         }
@@ -44,6 +44,12 @@ final class AudioOutput: Sendable {
             var feed = Feed()
             while !self.stopped.withLock({ $0 }) {
                 guard let player else { break }
+                // A seek, a rate change, a new item or play after pause: what waits in the
+                // device was read for the old course, so it is dropped and the sound follows at once.
+                if feed.mustRestart(for: player.soundSnapshot(forHostTime: self.clock.hostTime)) {
+                    self.stream.flush()
+                    self.clock.didFlush(latencyMicroseconds: self.stream.latencyMicroseconds())
+                }
                 let samples = feed.next(for: player, at: self.clock.writtenSamples)
                 do throws(ReelError) {
                     try self.stream.write(samples)
@@ -71,6 +77,13 @@ final class AudioOutput: Sendable {
         var cursor: Int64 = 0
         /// Stretched sound waiting to be written, per channel.
         var waiting: [[Float]] = Array(repeating: [], count: AudioOutput.channels)
+
+        /// Whether the player has jumped since the sound was read: it plays now, and from
+        /// another item, time course or rate than what was read.
+        func mustRestart(for snapshot: (item: PlayerItem?, time: MediaTime, rate: Double, generation: Int, gain: Float)) -> Bool {
+            guard let item = snapshot.item, snapshot.rate > 0, snapshot.time < item.endTime else { return false }
+            return generation != snapshot.generation || self.item != ObjectIdentifier(item) || rate != snapshot.rate
+        }
 
         /// The next block, interleaved: the item's sound at the player's time for device sample `position`.
         mutating func next(for player: Player, at position: Int64) -> [Float] {

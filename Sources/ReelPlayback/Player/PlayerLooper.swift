@@ -5,8 +5,8 @@ import Synchronization
 /// `AVPlayerLooper`.
 ///
 /// Each pass starts at the instant the last one ended (the queue's advance), so pictures
-/// run on without a gap: add outputs to ``loopingPlayerItems`` to pull them. The sound
-/// restarts at each pass, with a gap of up to the device buffer.
+/// run on without a gap: add outputs to ``loopingPlayerItems`` to pull them. The sound is
+/// read afresh at each pass (what waited in the device is dropped).
 public final class PlayerLooper: Sendable {
     /// `AVPlayerLooper.Status`.
     public enum Status: Sendable, Hashable {
