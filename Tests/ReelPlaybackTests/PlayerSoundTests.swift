@@ -86,6 +86,46 @@ import Testing
         #expect(tail.allSatisfy { abs($0) < 0.01 })
     }
 
+    /// `.varispeed` lets the pitch follow the rate: the 440 Hz tone is heard at 880 Hz at rate 2.
+    @Test(.enabled(if: DeviceServer.pulseMissing == nil, "needs pulseaudio and pulseaudio-utils (make deps)"))
+    func varispeedDoublesThePitchAtRateTwo() throws {
+        let directory = try Paths.temporaryDirectory("reel-playback-varispeed")
+        let clip = directory.appendingPathComponent("tone.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=8", "-c:a", "aac", clip.path])
+        let server = try DeviceServer.pulseAudio(sink: "reelvari")
+        defer { server.stop() }
+        let item = PlayerItem(url: clip)
+        item.audioTimePitchAlgorithm = .varispeed
+        let player = Player(playerItem: item, audioDevice: .pulseAudio(server: server.pulseServer, sink: "reelvari"))
+        let deadline = Date().addingTimeInterval(20)
+        while player.clock.hostTime < MediaTime(value: 3, timescale: 10), Date() < deadline { usleep(20_000) }
+        try #require(player.clock.hostTime >= MediaTime(value: 3, timescale: 10), "the sound device never started")
+        let recording = directory.appendingPathComponent("heard.raw")
+        let recorded = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? ProcessRunner.run("/bin/sh", ["-c", "timeout 2.5 /usr/bin/parec --device=reelvari.monitor --raw "
+                                                   + "--format=float32le --rate=48000 --channels=1 --latency-msec=20 > '\(recording.path)'"],
+                                       timeout: 15, environment: ["PULSE_SERVER": server.pulseServer, "PATH": "/usr/bin:/bin"])
+            recorded.signal()
+        }.start()
+        usleep(300_000)
+        player.rate = 2
+        recorded.wait()
+        player.pause()
+        let data = try Data(contentsOf: recording)
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        var pitches: [Double] = []
+        for start in stride(from: 0, to: max(0, samples.count - 4800), by: 4800) {
+            let window = samples[start..<start + 4800]
+            let rms = (window.reduce(0) { $0 + Double($1 * $1) } / 4800).squareRoot()
+            guard rms > 0.03 else { continue }
+            var crossings = 0
+            for i in window.indices.dropFirst() where (window[i - 1] < 0) != (window[i] < 0) { crossings += 1 }
+            pitches.append(Double(crossings) / 2 / 0.1)
+        }
+        #expect(pitches.filter { abs($0 - 880) < 30 }.count >= 8, "pitches \(pitches)")
+    }
+
     @Test func noServerPlaysSilentlyByTheHostClock() {
         let player = Player(playerItem: nil, audioDevice: .pulseAudio(server: "unix:/nonexistent/reel-no-server", sink: nil))
         #expect(!player.outputsSound)

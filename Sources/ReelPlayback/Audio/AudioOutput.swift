@@ -141,7 +141,10 @@ final class AudioOutput: Sendable {
             if abs(rate - 1) > 1e-9 {
                 let format = AudioFormat(sampleFormat: .floatPlanar, sampleRate: AudioOutput.sampleRate,
                                          channelLayout: .default(channels: AudioOutput.channels))
-                tempo = try? AudioFilterGraph(description: AudioFilterGraph.tempoChain(rate: rate), format: format)
+                let chain = item.audioTimePitchAlgorithm == .varispeed
+                    ? "asetrate=\(Double(AudioOutput.sampleRate) * rate),aresample=\(AudioOutput.sampleRate)"
+                    : AudioFilterGraph.tempoChain(rate: rate)
+                tempo = try? AudioFilterGraph(description: chain, format: format)
             } else {
                 tempo = nil
             }

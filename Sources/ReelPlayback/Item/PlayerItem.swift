@@ -36,6 +36,7 @@ public final class PlayerItem: Sendable {
         var videoComposition: VideoComposition?
         var audioMix: AudioMix?
         var forwardPlaybackEndTime = MediaTime.invalid
+        var audioTimePitchAlgorithm = AudioTimePitchAlgorithm.timeDomain
         var error: ReelError?
         var outputs: [PlayerItemVideoOutput] = []
         var keyframes: [String: [MediaTime]] = [:]
@@ -114,6 +115,13 @@ public final class PlayerItem: Sendable {
         set { settings.withLock { $0.audioMix = newValue } }
     }
 
+    /// How the sound is played at rates other than 1: `.timeDomain` (the default) keeps the
+    /// pitch; `.varispeed` lets it follow the rate, as a tape does. `audioTimePitchAlgorithm`.
+    public var audioTimePitchAlgorithm: AudioTimePitchAlgorithm {
+        get { settings.withLock { $0.audioTimePitchAlgorithm } }
+        set { settings.withLock { $0.audioTimePitchAlgorithm = newValue } }
+    }
+
     /// Where forward playback stops (and the item counts as ended); invalid for the end of
     /// the item. `forwardPlaybackEndTime`.
     public var forwardPlaybackEndTime: MediaTime {
@@ -173,6 +181,7 @@ public final class PlayerItem: Sendable {
             copy = PlayerItem(composition: composition, videoComposition: videoComposition, audioMix: audioMix)
         }
         copy.forwardPlaybackEndTime = forwardPlaybackEndTime
+        copy.audioTimePitchAlgorithm = audioTimePitchAlgorithm
         return copy
     }
 
