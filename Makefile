@@ -6,14 +6,15 @@ RELEASE_BIN := .build/release/reel
 
 # Debian 12 packages: FFmpeg's libraries and headers, the ffmpeg/ffprobe CLI as the
 # outside judge in tests and benchmarks, headless Chromium for "does it play",
-# libmicrohttpd for the studio, WenQuanYi Micro Hei (Chinese, Japanese and Korean overlay
-# text; fontconfig falls back to it), PulseAudio (a real daemon in the audio tests) and Xvfb
-# (a real X display in the screen-capture tests) and exiftool (the outside judge of photo metadata).
+# libmicrohttpd for the studio, SDL2 for `reel play`'s window, WenQuanYi Micro Hei (Chinese,
+# Japanese and Korean overlay text; fontconfig falls back to it), PulseAudio (a real daemon in
+# the audio tests) and Xvfb (a real X display in the screen-capture tests; xdotool presses
+# `reel play`'s keys) and exiftool (the outside judge of photo metadata).
 DEBIAN_PACKAGES := pkg-config \
 	libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev \
-	libavfilter-dev libavdevice-dev ffmpeg libmicrohttpd-dev libpulse-dev linux-libc-dev \
+	libavfilter-dev libavdevice-dev ffmpeg libmicrohttpd-dev libpulse-dev libsdl2-dev linux-libc-dev \
 	chromium chromium-driver python3-selenium bc fontconfig fonts-dejavu-core fonts-wqy-microhei \
-	pulseaudio pulseaudio-utils xvfb x11-utils x11-xserver-utils libimage-exiftool-perl
+	pulseaudio pulseaudio-utils xvfb x11-utils x11-xserver-utils xdotool libimage-exiftool-perl
 
 .PHONY: deps build debug test demo bench clean format lint docs fuzz sanitize soak
 

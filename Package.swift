@@ -28,7 +28,7 @@ let nativeKernels: [SwiftSetting] = {
 let package = Package(
     name: "Reel",
     products: [
-        .library(name: "Reel", targets: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture"]),
+        .library(name: "Reel", targets: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture", "ReelPlayback"]),
         .executable(name: "reel", targets: ["reel"]),
     ],
     targets: [
@@ -47,6 +47,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
+        .systemLibrary(name: "CPulse", path: "Sources/CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CSDL2", path: "Sources/CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
 
         // Core tier: pure Swift value types and containers.
         .target(name: "ReelCore", swiftSettings: strict),
@@ -58,15 +60,23 @@ let package = Package(
         // ReelAV (FFmpeg's owner) since nothing in it is media.
         .target(name: "ReelHTTP", dependencies: ["ReelCore", "CMicroHTTPD", "CMicroHTTPDShims"], swiftSettings: strict),
 
+        // Owner of libpulse's pointers: a player's sound output.
+        .target(name: "ReelPulse", dependencies: ["ReelCore", "CPulse"], swiftSettings: strict),
+        // Owner of SDL2's pointers: `reel play`'s window.
+        .target(name: "ReelSDL", dependencies: ["ReelCore", "CSDL2"], swiftSettings: strict),
+
         // Public tier: AVFoundation-shaped modules.
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
         .target(name: "ReelComposition", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict),
         .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict + nativeKernels),
+        // Playback above the composition layer: AVPlayer, AVPlayerItem, AVPlayerItemVideoOutput.
+        .target(name: "ReelPlayback", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelComposition", "ReelPulse"],
+                swiftSettings: strict),
 
         // Apps.
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture",
-                                                "ReelStudio"],
+                                                "ReelStudio", "ReelPlayback", "ReelSDL"],
                 swiftSettings: strict),
         .target(name: "ReelStudio", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture",
                                                    "ReelHTTP"], swiftSettings: strict),
@@ -83,6 +93,9 @@ let package = Package(
                           path: "Examples/SeedSpeedMerge", swiftSettings: strict),
         .executableTarget(name: "SeedPermissions", dependencies: ["ReelCapture", "ReelAsset", "ReelCore"],
                           path: "Examples/SeedPermissions", swiftSettings: strict),
+        // Seed 002's review of its merged recording (AVPlayer), with looping.
+        .executableTarget(name: "SeedReview", dependencies: ["ReelAsset", "ReelComposition", "ReelCore", "ReelPlayback"],
+                          path: "Examples/SeedReview", swiftSettings: strict),
 
         // Tests: helpers shared by the suites, then one suite per module.
         .target(name: "ReelTestSupport", dependencies: ["ReelCore", "ReelAsset"], path: "Tests/ReelTestSupport",
@@ -96,6 +109,8 @@ let package = Package(
         .testTarget(name: "ReelAssetTests", dependencies: ["ReelAsset", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelFiltersTests", dependencies: ["ReelFilters", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelCompositionTests", dependencies: ["ReelComposition", "ReelTestSupport", "reel"],
+                    swiftSettings: strict),
+        .testTarget(name: "ReelPlaybackTests", dependencies: ["ReelPlayback", "ReelComposition", "ReelAsset", "ReelTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ReelCaptureTests", dependencies: ["ReelCapture", "ReelAV", "CV4L2", "ReelTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReelStudioTests", dependencies: ["ReelStudio", "ReelHTTP", "CMicroHTTPD", "CMicroHTTPDShims",

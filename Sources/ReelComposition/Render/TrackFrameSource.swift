@@ -18,7 +18,9 @@ final class TrackFrameSource {
     ///   - scale: how much smaller than its stored size the source is drawn (≤ 1): it is
     ///     decoded at that size, so no work is spent on pixels the output throws away.
     ///   - readAhead: decoded frames that may wait; 0 decodes on the caller's thread.
-    init(segment: CompositionTrackSegment, scale: Double, readAhead: Int = 0) throws(ReelError) {
+    ///   - from: the first source time wanted (a player's seek), when later than the segment's
+    ///     start: reading begins at the frame on screen then instead of at the segment's start.
+    init(segment: CompositionTrackSegment, scale: Double, readAhead: Int = 0, from: MediaTime? = nil) throws(ReelError) {
         self.segment = segment
         guard let url = segment.sourceURL else { throw ReelError(.invalidArgument, "an empty segment has no frames") }
         let asset = try Asset(url: url)
@@ -30,7 +32,7 @@ final class TrackFrameSource {
         let k = min(1, max(scale, 1.0 / 16))
         let decodeSize = k > 0.99 ? (width: Int(natural.width) & ~1, height: Int(natural.height) & ~1)
             : (width: max(2, Int((natural.width * k / 2).rounded()) * 2), height: max(2, Int((natural.height * k / 2).rounded()) * 2))
-        let start = segment.timeMapping.source.start
+        let start = max(segment.timeMapping.source.start, from ?? .zero)
         frames = ReadAhead(capacity: readAhead, name: "reel.decode \(url.lastPathComponent)") { () throws(ReelError) in
             let reader = try AssetReader(asset: asset)
             reader.timeRange = MediaTimeRange(start: start, duration: .positiveInfinity)

@@ -14,6 +14,9 @@ final class VideoRenderer {
     let outputScale: (x: Double, y: Double)
     /// Decoded frames each source may read ahead on its own thread; 0 decodes on the caller's.
     let readAhead: Int
+    /// The earliest time that will be asked for (a player's seek): sources open there
+    /// rather than at their segment's start. Zero for an export.
+    var startTime: MediaTime = .zero
     private let pool: PixelBufferPool
     private struct SourceKey: Hashable {
         var trackID: Int
@@ -166,7 +169,9 @@ final class VideoRenderer {
         }
         if let open = sources[key] { return open }
         // Decode at the size the layer is drawn at (never larger than the source).
-        let source = try TrackFrameSource(segment: segment, scale: abs(transform.determinant).squareRoot(), readAhead: readAhead)
+        let from = segment.timeMapping.target.contains(startTime) ? segment.timeMapping.sourceTime(at: startTime) : nil
+        let source = try TrackFrameSource(segment: segment, scale: abs(transform.determinant).squareRoot(), readAhead: readAhead,
+                                          from: from)
         sources[key] = source
         return source
     }

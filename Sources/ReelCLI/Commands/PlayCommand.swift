@@ -1,0 +1,150 @@
+import Foundation
+import ReelAsset
+import ReelComposition
+import ReelCore
+import ReelPlayback
+import ReelSDL
+import Synchronization
+
+/// `reel play FILE|SPEC.json`: plays a file, or a composition spec without exporting it,
+/// in a window (SDL2) with its sound (PulseAudio), answering keys as ffplay does.
+struct PlayCommand: Command {
+    let spec = CommandSpec(
+        name: "play",
+        abstract: "Play a file, or a composition spec without exporting it, in a window with sound.",
+        usage: "FILE|SPEC.json [--rate R] [--start S] [--for S] [--loop] [--no-window] [--no-sound]",
+        positionals: 1...1,
+        options: [
+            .value("rate", "R", help: "The rate to play at, 0.5 to 2 (default 1); the pitch is kept."),
+            .value("start", "S", help: "Start S seconds in (an exact seek)."),
+            .value("for", "S", help: "Stop after S seconds of the item have played."),
+            .flag("loop", help: "Play again from the start at the end (the 'l' key toggles it)."),
+            .flag("no-window", help: "No window: sound alone, or a headless run of the clock."),
+            .flag("no-sound", help: "No sound: the player runs by the host clock."),
+        ],
+        discussion: """
+        Keys: space plays and pauses; left and right seek 5 s; comma and period step a frame
+        (pausing); [ and ] change the rate by 0.25 (0.5 to 2); f fullscreen; l loop; q or Esc quits.
+        The terminal shows the time, the rate and the frames dropped. Without a PulseAudio
+        server the player runs silently by the host clock. A spec plays with its transitions,
+        overlays and mix, as `reel compose` would export it. Playing ends at the item's end.
+
+        Example:
+          reel play wedding.json --rate 1.5
+        """)
+
+    func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+        let path = arguments.positionals[0]
+        let rate = try arguments.double("rate", in: 0.5...2) ?? 1
+        let start = try arguments.double("start", in: 0...1e7) ?? 0
+        let limit = try arguments.double("for", in: 0...1e7)
+        var looping = arguments.flag("loop")
+        let item = try Self.item(path)
+        if let error = item.error { throw error }
+
+        let player = Player(playerItem: item, audioDevice: arguments.flag("no-sound") ? .none : .automatic)
+        let ended = Mutex(false)
+        let token = NotificationCenter.default.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: item,
+                                                           queue: nil) { _ in ended.withLock { $0 = true } }
+        defer { NotificationCenter.default.removeObserver(token) }
+
+        var window: VideoWindow?
+        let video = item.composition.tracks(withMediaType: .video).contains { !$0.segments.isEmpty }
+        let frameDuration = item.videoComposition?.frameDuration ?? VideoComposition(propertiesOf: item.composition).frameDuration
+        // Pictures at most 1920x1080 (keeping the aspect): a window shows no more, and a
+        // hostile file's huge render size is never allocated.
+        let size = item.videoComposition?.renderSize ?? VideoComposition(propertiesOf: item.composition).renderSize
+        let fit = size.width.isFinite && size.height.isFinite && size.width >= 1 && size.height >= 1
+            ? min(1, 1920 / size.width, 1080 / size.height) : 0
+        let shownSize = fit > 0 ? (width: max(16, Int((size.width * fit / 2).rounded()) * 2),
+                                   height: max(16, Int((size.height * fit / 2).rounded()) * 2)) : (width: 640, height: 360)
+        let output = PlayerItemVideoOutput(pixelBufferAttributes: .init(pixelFormat: .yuv420p, width: shownSize.width,
+                                                                        height: shownSize.height))
+        if !arguments.flag("no-window"), video {
+            window = try VideoWindow(title: "reel play \(URL(fileURLWithPath: path).lastPathComponent)",
+                                     width: shownSize.width, height: shownSize.height)
+            item.add(output)
+        }
+        if start > 0 { player.seek(to: MediaTime(seconds: start, preferredTimescale: 90000)) }
+        player.defaultRate = rate
+        player.play()
+
+        let end = item.duration
+        var shown: Int64 = -1
+        var dropped = 0
+        var lastStatus = Date.distantPast
+        let stopAt = limit.map { MediaTime(seconds: start + $0, preferredTimescale: 90000) }
+        playing: while true {
+            for key in window?.pressedKeys() ?? [] {
+                switch key {
+                case .quit: break playing
+                case .space: if player.rate == 0 { player.play() } else { player.pause() }
+                case .left: player.seek(to: player.currentTime() - MediaTime(value: 5, timescale: 1))
+                case .right: player.seek(to: player.currentTime() + MediaTime(value: 5, timescale: 1))
+                case .comma, .period:
+                    player.pause()
+                    let step = key == .comma ? MediaTime.zero - frameDuration : frameDuration
+                    player.seek(to: player.currentTime() + step)
+                case .leftBracket, .rightBracket:
+                    let changed = min(2, max(0.5, player.defaultRate + (key == .leftBracket ? -0.25 : 0.25)))
+                    player.defaultRate = changed
+                    if player.rate > 0 { player.rate = changed }
+                case .fullscreen: window?.toggleFullscreen()
+                case .loop: looping.toggle()
+                }
+            }
+            if let window {
+                let time = output.itemTime(forHostTime: player.clock.hostTime)
+                if output.hasNewPixelBuffer(forItemTime: time) {
+                    var display = MediaTime.invalid
+                    if let picture = output.copyPixelBuffer(forItemTime: time, itemTimeForDisplay: &display) {
+                        try window.show(picture)
+                        // Frames skipped beyond the rate's own step count as dropped.
+                        let ratio = display.seconds / frameDuration.seconds
+                        if ratio.isFinite, abs(ratio) < 1e12 {
+                            let index = Int64(ratio.rounded())
+                            let step = Int64(max(1, player.rate.rounded()))
+                            if shown >= 0, player.rate > 0, index > shown + step { dropped += Int(index - shown - step) }
+                            shown = index
+                        }
+                    }
+                }
+                if let error = item.error { throw error }
+            }
+            let now = player.currentTime()
+            if Date().timeIntervalSince(lastStatus) > 0.25 {
+                lastStatus = Date()
+                console.writeError(String(format: "\r%9.3f / %.3f s  rate %.2f  dropped %d ", now.seconds, end.seconds,
+                                          player.rate, dropped))
+            }
+            if let stopAt, now >= stopAt { break }
+            if ended.withLock({ $0 }) {
+                guard looping else { break }
+                ended.withLock { $0 = false }
+                player.seek(to: .zero)
+                player.play()
+            }
+            usleep(window == nil ? 10_000 : 2_000)
+        }
+        player.pause()
+        console.writeError(String(format: "\r%9.3f / %.3f s  rate %.2f  dropped %d\n", player.currentTime().seconds, end.seconds,
+                                  player.rate, dropped))
+        return 0
+    }
+
+    /// A file's item, or a spec's composition with its video composition and mix.
+    static func item(_ path: String) throws(ReelError) -> PlayerItem {
+        let url = URL(fileURLWithPath: path)
+        guard url.pathExtension.lowercased() == "json" else {
+            return PlayerItem(asset: try Asset(url: url))
+        }
+        let description = try CompositionSpec(contentsOf: url)
+        let built: BuiltComposition
+        do throws(ReelError) {
+            built = try description.build(relativeTo: url.deletingLastPathComponent())
+        } catch {
+            throw ReelError(error.code, error.message, subject: "\(url.path): \(error.subject ?? "spec")")
+        }
+        return PlayerItem(composition: built.composition, videoComposition: built.videoComposition, audioMix: built.audioMix)
+    }
+}

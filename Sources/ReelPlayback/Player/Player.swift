@@ -1,0 +1,373 @@
+public import Dispatch
+public import Foundation
+public import ReelCore
+import Synchronization
+
+/// Plays a ``PlayerItem``: keeps its time by a clock, at a rate, and tells observers and
+/// outputs where it is. `AVPlayer`.
+///
+/// Time comes from the player's ``PlaybackClock``: the item time is computed from the
+/// clock's reading each time it is asked for, so it never drifts. Pictures are pulled by a
+/// ``PlayerItemVideoOutput`` for the time the player says, as a display loop does; the
+/// player itself decodes nothing.
+///
+/// `@unchecked Sendable` only so that ``QueuePlayer`` can be its subclass, as AVQueuePlayer
+/// is AVPlayer's: every stored property is a constant or behind a `Mutex`.
+public class Player: @unchecked Sendable {
+    /// What happens when the item ends. `AVPlayer.ActionAtItemEnd`.
+    public enum ActionAtItemEnd: Sendable, Hashable {
+        /// Move to the next item of a ``QueuePlayer`` (its default). A plain player has no
+        /// next item and pauses at the end (AVFoundation raises an exception when a plain
+        /// AVPlayer is given `.advance`).
+        case advance
+        /// The rate drops to 0 at the end (the default, as in AVFoundation).
+        case pause
+        /// Nothing: the rate stays and the time runs on past the end (the last picture holds).
+        case none
+    }
+
+    /// `AVPlayer.TimeControlStatus`.
+    public enum TimeControlStatus: Sendable, Hashable {
+        case paused
+        /// Asked to play with nothing to play yet (no item).
+        case waitingToPlayAtSpecifiedRate
+        case playing
+    }
+
+    /// A registered time observer, to pass to ``removeTimeObserver(_:)``.
+    public final class TimeObserver: Sendable {
+        fileprivate let id: Int
+        fileprivate init(id: Int) { self.id = id }
+    }
+
+    private struct Observers {
+        struct Periodic {
+            var interval: MediaTime
+            var queue: DispatchQueue?
+            var block: @Sendable (MediaTime) -> Void
+            var lastSlot: Int64?
+        }
+        struct Boundary {
+            var times: [MediaTime]
+            var queue: DispatchQueue?
+            var block: @Sendable () -> Void
+        }
+        var nextID = 1
+        var periodic: [Int: Periodic] = [:]
+        var boundary: [Int: Boundary] = [:]
+        /// The item time at the last tick, from which boundaries are crossed.
+        var lastTime = MediaTime.zero
+    }
+
+    private struct Settings {
+        var item: PlayerItem?
+        var volume: Float = 1
+        var isMuted = false
+        var defaultRate = 1.0
+    }
+
+    /// The clock the player's time is read from.
+    public let clock: any PlaybackClock
+    private let machine = Mutex(PlayerStateMachine())
+    private let settings = Mutex(Settings())
+    private let observers = Mutex(Observers())
+    /// The timer that looks at a clock that moves by itself (Dispatch sources are thread-safe).
+    private nonisolated(unsafe) let timer: (any DispatchSourceTimer)?
+
+    /// The sound device, when there is one: its clock is the player's.
+    private let audio: AudioOutput?
+
+    /// A player of `item` (or of nothing yet) with sound: timed by the sound device's clock
+    /// (audio is the master), or by the host clock, silently, when there is no device.
+    /// `init(playerItem:)`.
+    public convenience init(playerItem item: PlayerItem?, audioDevice: AudioDevice = .automatic) {
+        let audio = AudioOutput(device: audioDevice)
+        self.init(playerItem: item, clock: audio?.clock ?? HostClock(), audio: audio)
+    }
+
+    /// A silent player of `item` timed by `clock`: a ``ManualClock`` to step it in tests
+    /// or to render offline.
+    public convenience init(playerItem item: PlayerItem?, clock: any PlaybackClock) {
+        self.init(playerItem: item, clock: clock, audio: nil)
+    }
+
+    init(playerItem item: PlayerItem?, clock: any PlaybackClock, audio: AudioOutput?) {
+        self.clock = clock
+        self.audio = audio
+        if clock.advancesByItself {
+            let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "reel.player.clock"))
+            source.schedule(deadline: .now(), repeating: .milliseconds(4), leeway: .milliseconds(1))
+            timer = source
+        } else {
+            timer = nil
+        }
+        if !clock.advancesByItself { clock.onAdvance { [weak self] in self?.tick() } }
+        if let item { replaceCurrentItem(with: item) }
+        if let source = timer {
+            source.setEventHandler { [weak self] in self?.tick() }
+            source.resume()
+        }
+        audio?.start(for: self)
+    }
+
+    /// A player of the file at `url`, with sound. `init(url:)`.
+    public convenience init(url: URL, audioDevice: AudioDevice = .automatic) {
+        self.init(playerItem: PlayerItem(url: url), audioDevice: audioDevice)
+    }
+
+    /// Whether the sound goes to a device (and the player runs by its clock), rather than
+    /// the player running silently by the host clock.
+    public var outputsSound: Bool { audio != nil }
+
+    deinit {
+        audio?.stop()
+        timer?.cancel()
+        settings.withLock { $0.item }?.setPlayer(nil)
+    }
+
+    /// The item playing. `currentItem`.
+    public var currentItem: PlayerItem? { settings.withLock { $0.item } }
+
+    /// Plays `item` from its start instead (or nothing, for nil), keeping the rate. `replaceCurrentItem(with:)`.
+    public func replaceCurrentItem(with item: PlayerItem?) {
+        let old = settings.withLock { settings -> PlayerItem? in
+            let old = settings.item
+            settings.item = item
+            return old
+        }
+        old?.setPlayer(nil)
+        item?.setPlayer(self)
+        let host = clock.hostTime
+        machine.withLock { $0.replaceItem(hasItem: item != nil, at: host) }
+        timeJumped()
+    }
+
+    // MARK: - Rate
+
+    /// Plays at ``defaultRate``. `play()`.
+    public func play() { rate = defaultRate }
+
+    /// Sets the rate to 0. `pause()`.
+    public func pause() { rate = 0 }
+
+    /// The rate ``play()`` plays at (1 unless set). `defaultRate`.
+    public var defaultRate: Double {
+        get { settings.withLock { $0.defaultRate } }
+        set { settings.withLock { $0.defaultRate = newValue.isFinite && newValue > 0 ? newValue : 1 } }
+    }
+
+    /// The playback rate: 0 paused, 1 normal, 0.5 half speed, 2 double; negative rates are
+    /// not played (taken as 0) and rates above 16 are taken as 16. `rate`.
+    public var rate: Double {
+        get { machine.withLock { $0.rate } }
+        set {
+            let host = clock.hostTime
+            let end = endTime
+            let changed = machine.withLock { $0.setRate(newValue, at: host, end: end) }
+            if changed { timeJumped() }
+        }
+    }
+
+    /// Whether the player is playing, paused, or waiting for an item. `timeControlStatus`.
+    public var timeControlStatus: TimeControlStatus { machine.withLock { $0.timeControlStatus } }
+
+    /// What happens at the item's end (`.pause` by default). `actionAtItemEnd`.
+    public var actionAtItemEnd: ActionAtItemEnd {
+        get { machine.withLock { $0.actionAtItemEnd } }
+        set { machine.withLock { $0.actionAtItemEnd = newValue } }
+    }
+
+    /// The sound's gain, 0…1. `volume`.
+    public var volume: Float {
+        get { settings.withLock { $0.volume } }
+        set { settings.withLock { $0.volume = newValue.isFinite ? min(max(newValue, 0), 1) : 1 } }
+    }
+
+    /// Silences the sound without changing ``volume``. `isMuted`.
+    public var isMuted: Bool {
+        get { settings.withLock { $0.isMuted } }
+        set { settings.withLock { $0.isMuted = newValue } }
+    }
+
+    // MARK: - Time
+
+    /// The current item's time. `currentTime()`.
+    public func currentTime() -> MediaTime {
+        let host = clock.hostTime
+        let end = endTime
+        return machine.withLock { $0.currentTime(at: host, end: end) }
+    }
+
+    /// The item time shown at `hostTime` on the player's clock, if the rate stays as it is.
+    /// What ``PlayerItemVideoOutput/itemTime(forHostTime:)`` answers.
+    func itemTime(forHostTime hostTime: MediaTime) -> MediaTime {
+        let end = endTime
+        return machine.withLock { $0.currentTime(at: hostTime, end: end) }
+    }
+
+    /// Moves to `time` exactly (zero tolerances, the default, as AVFoundation's
+    /// `seek(to:)` is not), or to the nearest keyframe inside the tolerances, which shows
+    /// at once. The time is clamped to the item. The move is made before this returns; the
+    /// first picture there is decoded when an output asks for it.
+    /// `seek(to:toleranceBefore:toleranceAfter:)`.
+    /// - Parameters:
+    ///   - time: the item time wanted.
+    ///   - toleranceBefore: how much earlier the player may land (`.positiveInfinity` for any).
+    ///   - toleranceAfter: how much later it may land.
+    public func seek(to time: MediaTime, toleranceBefore: MediaTime = .zero, toleranceAfter: MediaTime = .zero) {
+        guard time.isNumeric, let item = currentItem else { return }
+        let target = item.seekTarget(for: time, toleranceBefore: toleranceBefore, toleranceAfter: toleranceAfter)
+        let host = clock.hostTime
+        let end = endTime
+        machine.withLock { $0.seek(to: target, at: host, end: end) }
+        timeJumped()
+    }
+
+    /// ``seek(to:toleranceBefore:toleranceAfter:)``, then `completionHandler(true)` (false
+    /// when there is no item). `seek(to:toleranceBefore:toleranceAfter:completionHandler:)`.
+    public func seek(to time: MediaTime, toleranceBefore: MediaTime = .zero, toleranceAfter: MediaTime = .zero,
+                     completionHandler: @escaping @Sendable (Bool) -> Void) {
+        let hasItem = currentItem != nil && time.isNumeric
+        seek(to: time, toleranceBefore: toleranceBefore, toleranceAfter: toleranceAfter)
+        completionHandler(hasItem)
+    }
+
+    // MARK: - Observers
+
+    /// Calls `block` with the current time every `interval` of item time while playing,
+    /// and whenever the time jumps or the rate changes. `addPeriodicTimeObserver(forInterval:queue:using:)`.
+    /// - Parameters:
+    ///   - queue: where `block` runs; nil runs it on the thread that moved the clock (the
+    ///     player's timer, or the caller of ``ManualClock/advance(by:)``).
+    /// - Returns: the observer, for ``removeTimeObserver(_:)``.
+    @discardableResult
+    public func addPeriodicTimeObserver(forInterval interval: MediaTime, queue: DispatchQueue? = nil,
+                                        using block: @escaping @Sendable (MediaTime) -> Void) -> TimeObserver {
+        let id = observers.withLock { observers -> Int in
+            let id = observers.nextID
+            observers.nextID += 1
+            observers.periodic[id] = .init(interval: interval, queue: queue, block: block)
+            return id
+        }
+        return TimeObserver(id: id)
+    }
+
+    /// Calls `block` each time normal playback crosses one of `times`.
+    /// `addBoundaryTimeObserver(forTimes:queue:using:)`.
+    /// - Returns: the observer, for ``removeTimeObserver(_:)``.
+    @discardableResult
+    public func addBoundaryTimeObserver(forTimes times: [MediaTime], queue: DispatchQueue? = nil,
+                                        using block: @escaping @Sendable () -> Void) -> TimeObserver {
+        let id = observers.withLock { observers -> Int in
+            let id = observers.nextID
+            observers.nextID += 1
+            observers.boundary[id] = .init(times: times.filter(\.isNumeric), queue: queue, block: block)
+            return id
+        }
+        return TimeObserver(id: id)
+    }
+
+    /// Stops an observer. `removeTimeObserver(_:)`.
+    public func removeTimeObserver(_ observer: TimeObserver) {
+        observers.withLock {
+            $0.periodic[observer.id] = nil
+            $0.boundary[observer.id] = nil
+        }
+    }
+
+    // MARK: - Driving
+
+    private var endTime: MediaTime { currentItem?.endTime ?? .invalid }
+
+    /// What the sound feeder needs for the block heard at `hostTime`: the item, its time
+    /// then, the rate, the count of jumps so far (a change means read afresh) and the gain.
+    func soundSnapshot(forHostTime hostTime: MediaTime)
+        -> (item: PlayerItem?, time: MediaTime, rate: Double, generation: Int, gain: Float) {
+        let (item, gain) = settings.withLock { ($0.item, $0.isMuted ? Float(0) : $0.volume) }
+        let end = item?.endTime ?? .invalid
+        let (time, rate, generation) = machine.withLock {
+            ($0.currentTime(at: hostTime, end: end), $0.rate, $0.jumps)
+        }
+        return (item, time, rate, generation, gain)
+    }
+
+    /// Looks at the clock: fires the observers that are due, and handles the item's end.
+    func tick() {
+        // A clock moved far may carry a queue across several short items: one end a round.
+        for _ in 0..<64 {
+            let host = clock.hostTime
+            let item = currentItem
+            let end = item?.endTime ?? .invalid
+            let (action, time) = machine.withLock { machine in
+                (machine.tick(at: host, end: end), machine.currentTime(at: host, end: end))
+            }
+            if rate > 0 || action != .none { fireObservers(at: time, jumped: false) }
+            guard case .reachedEnd(let act) = action, let item else { return }
+            // The next item is current before the notification, so that a handler (a
+            // ``PlayerLooper``) may queue the ended one again.
+            if act == .advance { itemDidEnd(item) }
+            NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item)
+            guard act == .advance else { return }
+        }
+    }
+
+    /// After an item ends with `.advance`: a plain player has no next item, so it pauses at
+    /// the end; ``QueuePlayer`` moves on.
+    func itemDidEnd(_ item: PlayerItem) {
+        let end = item.endTime
+        let host = clock.hostTime
+        machine.withLock { machine in
+            _ = machine.setRate(0, at: host, end: end)
+            machine.seek(to: end, at: host, end: end)
+        }
+    }
+
+    /// Makes `item` current as the one after `ended`, its start at the moment `ended` ended.
+    func advance(from ended: PlayerItem, to item: PlayerItem?) {
+        let old = settings.withLock { settings -> PlayerItem? in
+            let old = settings.item
+            settings.item = item
+            return old
+        }
+        old?.setPlayer(nil)
+        item?.setPlayer(self)
+        let end = ended.endTime
+        machine.withLock { $0.advance(hasItem: item != nil, end: end) }
+        timeJumped()
+    }
+
+    /// Observers after a seek, a rate change or a new item: each periodic one fires now.
+    private func timeJumped() {
+        fireObservers(at: currentTime(), jumped: true)
+    }
+
+    private func fireObservers(at time: MediaTime, jumped: Bool) {
+        var calls: [(DispatchQueue?, @Sendable () -> Void)] = []
+        observers.withLock { observers in
+            for (id, var periodic) in observers.periodic {
+                if jumped {
+                    periodic.lastSlot = TimeObserverSchedule.slot(of: time, interval: periodic.interval)
+                } else if let slot = TimeObserverSchedule.periodicDue(lastSlot: periodic.lastSlot, time: time,
+                                                                      interval: periodic.interval) {
+                    periodic.lastSlot = slot
+                } else {
+                    continue
+                }
+                observers.periodic[id] = periodic
+                let block = periodic.block
+                calls.append((periodic.queue, { block(time) }))
+            }
+            if !jumped {
+                for boundary in observers.boundary.values {
+                    for _ in TimeObserverSchedule.crossed(boundary.times, from: observers.lastTime, to: time) {
+                        calls.append((boundary.queue, boundary.block))
+                    }
+                }
+            }
+            observers.lastTime = time
+        }
+        for (queue, call) in calls {
+            if let queue { queue.async(execute: call) } else { call() }
+        }
+    }
+}

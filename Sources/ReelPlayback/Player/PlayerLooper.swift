@@ -1,0 +1,91 @@
+public import Foundation
+import Synchronization
+
+/// Plays an item over and over on a ``QueuePlayer``, by keeping replicas of it queued.
+/// `AVPlayerLooper`.
+///
+/// Each pass starts at the instant the last one ended (the queue's advance), so pictures
+/// run on without a gap: add outputs to ``loopingPlayerItems`` to pull them. The sound is
+/// read afresh at each pass (what waited in the device is dropped).
+public final class PlayerLooper: Sendable {
+    /// `AVPlayerLooper.Status`.
+    public enum Status: Sendable, Hashable {
+        case unknown
+        case ready
+        case failed
+        case cancelled
+    }
+
+    private struct State {
+        var loopCount = 0
+        var looping = true
+    }
+
+    /// The replicas of the template item that take turns in the queue. `loopingPlayerItems`.
+    public let loopingPlayerItems: [PlayerItem]
+    private let state = Mutex(State())
+    private weak let player: QueuePlayer?
+    /// The notification observer (NotificationCenter's tokens are thread-safe to remove).
+    private nonisolated(unsafe) let token: (any NSObjectProtocol)?
+    private let failure: Bool
+
+    /// Loops `templateItem` on `player`, replacing its queue. `init(player:templateItem:)`.
+    public init(player: QueuePlayer, templateItem: PlayerItem) {
+        self.player = player
+        let replicas = (0..<3).map { _ in templateItem.replica() }
+        loopingPlayerItems = replicas
+        failure = templateItem.status == .failed
+        let relay = Relay()
+        player.removeAllItems()
+        if failure {
+            token = nil
+        } else {
+            token = NotificationCenter.default.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: nil,
+                                                           queue: nil) { note in
+                guard let looper = relay.looper.withLock({ $0.looper }), let item = note.object as? PlayerItem,
+                      looper.loopingPlayerItems.contains(where: { $0 === item }) else { return }
+                looper.passEnded(item)
+            }
+        }
+        relay.looper.withLock { $0.looper = self }
+        if !failure { for replica in replicas { player.insert(replica, after: nil) } }
+    }
+
+    deinit {
+        if let token { NotificationCenter.default.removeObserver(token) }
+    }
+
+    /// A weak way back from the notification's block to the looper.
+    private final class Relay: Sendable {
+        struct Weak { weak var looper: PlayerLooper? }
+        let looper = Mutex(Weak())
+    }
+
+    /// How many passes have ended. `loopCount`.
+    public var loopCount: Int { state.withLock { $0.loopCount } }
+
+    /// `.ready` while looping, `.cancelled` after ``disableLooping()``, `.failed` for an item
+    /// that cannot play. `status`.
+    public var status: Status {
+        if failure { return .failed }
+        return state.withLock { $0.looping } ? .ready : .cancelled
+    }
+
+    /// Lets the current pass play to its end and stops queuing more. `disableLooping()`.
+    public func disableLooping() {
+        state.withLock { $0.looping = false }
+        guard let player else { return }
+        for item in player.items().dropFirst() where loopingPlayerItems.contains(where: { $0 === item }) {
+            player.remove(item)
+        }
+    }
+
+    private func passEnded(_ item: PlayerItem) {
+        let looping = state.withLock { state -> Bool in
+            state.loopCount += 1
+            return state.looping
+        }
+        guard looping, let player else { return }
+        player.insert(item, after: nil)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import ReelCore
+@testable import ReelPlayback
+import ReelTestSupport
+import Testing
+
+/// A player's sound through a real PulseAudio daemon's null sink, recorded from its monitor:
+/// the tone is heard while playing, at its own pitch at rate 2, silence when paused, and the
+/// player's time follows the sound card's clock.
+@Suite(.serialized) struct PlayerSoundTests {
+    @Test(.enabled(if: DeviceServer.pulseMissing == nil, "needs pulseaudio and pulseaudio-utils (make deps)"))
+    func soundKeepsItsPitchAtRateTwoAndDrivesTheClock() throws {
+        let directory = try Paths.temporaryDirectory("reel-playback-sound")
+        let clip = directory.appendingPathComponent("tone.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:duration=8",
+                                  "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=8",
+                                  "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac",
+                                  "-shortest", clip.path])
+        let server = try DeviceServer.pulseAudio(sink: "reelplay")
+        defer { server.stop() }
+        let player = Player(playerItem: PlayerItem(url: clip), audioDevice: .pulseAudio(server: server.pulseServer, sink: "reelplay"))
+        #expect(player.outputsSound)
+
+        // A loaded machine's daemon may take a moment to start consuming: the player's time
+        // stands still until it does (audio is the master clock).
+        let deadline = Date().addingTimeInterval(20)
+        while player.clock.hostTime < MediaTime(value: 3, timescale: 10), Date() < deadline { usleep(20_000) }
+        try #require(player.clock.hostTime >= MediaTime(value: 3, timescale: 10), "the sound device never started")
+
+        let recording = directory.appendingPathComponent("heard.raw")
+        let recorded = DispatchSemaphore(value: 0)
+        let recorder = Thread {
+            _ = try? ProcessRunner.run("/bin/sh", ["-c", "timeout 4.5 /usr/bin/parec --device=reelplay.monitor --raw "
+                                                   + "--format=float32le --rate=48000 --channels=1 --latency-msec=20 > '\(recording.path)'"],
+                                       timeout: 15, environment: ["PULSE_SERVER": server.pulseServer, "PATH": "/usr/bin:/bin"])
+            recorded.signal()
+        }
+        recorder.start()
+        usleep(700_000)
+        let before = player.currentTime()
+        let c0 = player.clock.hostTime
+        player.play()
+        usleep(1_000_000)
+        let afterOne = player.currentTime()
+        let c1 = player.clock.hostTime
+        player.rate = 2
+        usleep(1_000_000)
+        let afterTwo = player.currentTime()
+        let c2 = player.clock.hostTime
+        player.pause()
+        recorded.wait()
+
+        // The player's time is the sound card's clock: at rate 1, then twice its pace at rate 2.
+        #expect(before == .zero)
+        let one = (c1 - c0).seconds, two = (c2 - c1).seconds
+        #expect(abs(afterOne.seconds - one) < 0.02, "after \(one) s of sound at rate 1: \(afterOne.seconds) s")
+        #expect(abs(afterTwo.seconds - afterOne.seconds - 2 * two) < 0.03,
+                "after \(two) s more at rate 2: \(afterTwo.seconds) s")
+        #expect(one > 0.5 && two > 0.5, "the sound clock ran \(one) s and \(two) s in 1 s each")
+
+        let data = try Data(contentsOf: recording)
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(samples.count > 48000 * 2, "recorded \(samples.count) samples")
+        // 100 ms windows: loud ones carry 440 Hz (a varispeed rate 2 would be 880 Hz).
+        var loudWindows = 0
+        var pitches: [Double] = []
+        for start in stride(from: 0, to: samples.count - 4800, by: 4800) {
+            let window = samples[start..<start + 4800]
+            let rms = (window.reduce(0) { $0 + Double($1 * $1) } / 4800).squareRoot()
+            guard rms > 0.03 else { continue }
+            loudWindows += 1
+            var crossings = 0
+            for i in window.indices.dropFirst() where (window[i - 1] < 0) != (window[i] < 0) { crossings += 1 }
+            pitches.append(Double(crossings) / 2 / 0.1)
+        }
+        // As many loud windows as the sound clock ran while playing (edges may fall either way).
+        let played = Int(((one + two) * 10).rounded())
+        #expect(abs(loudWindows - played) <= 3, "loud windows \(loudWindows), played \(played)")
+        // Every window whole inside a stretch of play is 440 Hz; the ones that hold the start,
+        // the change of rate or the end are part silence (the stretcher restarts at a rate change).
+        let at440 = pitches.filter { abs($0 - 440) < 25 }.count
+        #expect(at440 >= pitches.count - 4 && at440 >= 10, "pitches \(pitches)")
+        #expect(pitches.allSatisfy { $0 < 600 }, "a doubled pitch: \(pitches)")
+        // After the pause: silence (the last second of the recording).
+        let tail = samples.suffix(48000 / 4)
+        #expect(tail.allSatisfy { abs($0) < 0.01 })
+    }
+
+    /// `.varispeed` lets the pitch follow the rate: the 440 Hz tone is heard at 880 Hz at rate 2.
+    @Test(.enabled(if: DeviceServer.pulseMissing == nil, "needs pulseaudio and pulseaudio-utils (make deps)"))
+    func varispeedDoublesThePitchAtRateTwo() throws {
+        let directory = try Paths.temporaryDirectory("reel-playback-varispeed")
+        let clip = directory.appendingPathComponent("tone.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=8", "-c:a", "aac", clip.path])
+        let server = try DeviceServer.pulseAudio(sink: "reelvari")
+        defer { server.stop() }
+        let item = PlayerItem(url: clip)
+        item.audioTimePitchAlgorithm = .varispeed
+        let player = Player(playerItem: item, audioDevice: .pulseAudio(server: server.pulseServer, sink: "reelvari"))
+        let deadline = Date().addingTimeInterval(20)
+        while player.clock.hostTime < MediaTime(value: 3, timescale: 10), Date() < deadline { usleep(20_000) }
+        try #require(player.clock.hostTime >= MediaTime(value: 3, timescale: 10), "the sound device never started")
+        let recording = directory.appendingPathComponent("heard.raw")
+        let recorded = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? ProcessRunner.run("/bin/sh", ["-c", "timeout 2.5 /usr/bin/parec --device=reelvari.monitor --raw "
+                                                   + "--format=float32le --rate=48000 --channels=1 --latency-msec=20 > '\(recording.path)'"],
+                                       timeout: 15, environment: ["PULSE_SERVER": server.pulseServer, "PATH": "/usr/bin:/bin"])
+            recorded.signal()
+        }.start()
+        usleep(300_000)
+        player.rate = 2
+        recorded.wait()
+        player.pause()
+        let data = try Data(contentsOf: recording)
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        var pitches: [Double] = []
+        for start in stride(from: 0, to: max(0, samples.count - 4800), by: 4800) {
+            let window = samples[start..<start + 4800]
+            let rms = (window.reduce(0) { $0 + Double($1 * $1) } / 4800).squareRoot()
+            guard rms > 0.03 else { continue }
+            var crossings = 0
+            for i in window.indices.dropFirst() where (window[i - 1] < 0) != (window[i] < 0) { crossings += 1 }
+            pitches.append(Double(crossings) / 2 / 0.1)
+        }
+        #expect(pitches.filter { abs($0 - 880) < 30 }.count >= 8, "pitches \(pitches)")
+    }
+
+    @Test func noServerPlaysSilentlyByTheHostClock() {
+        let player = Player(playerItem: nil, audioDevice: .pulseAudio(server: "unix:/nonexistent/reel-no-server", sink: nil))
+        #expect(!player.outputsSound)
+        #expect(player.clock is HostClock)
+    }
+}
