@@ -90,7 +90,10 @@ package final class VideoWindow {
         var event = SDL_Event()
         while SDL_PollEvent(&event) != 0 {
             let type = reel_sdl_event_type(&event)
-            if type == Int32(SDL_QUIT.rawValue) { keys.append(.quit); continue }
+            if type == Int32(SDL_QUIT.rawValue) {
+                keys.append(.quit)
+                continue
+            }
             guard type == Int32(SDL_KEYDOWN.rawValue) else { continue }
             switch reel_sdl_event_key(&event) {
             case 32: keys.append(.space)

@@ -41,6 +41,24 @@ package final class AudioFilterGraph {
 
     deinit { library.graphFree(&graph) }
 
+    /// The `atempo` chain that plays audio `rate` times as fast (0.25 is x4 slow), each
+    /// stage within the 0.5…100 that the filter takes. The player's live rate changes use
+    /// it; exports stretch with `TimeStretcher`, which keeps onsets in place.
+    package static func tempoChain(rate: Double) -> String {
+        var remaining = rate
+        var stages: [String] = []
+        while remaining < 0.5 {
+            stages.append("atempo=0.5")
+            remaining /= 0.5
+        }
+        while remaining > 100 {
+            stages.append("atempo=100")
+            remaining /= 100
+        }
+        stages.append("atempo=\(remaining)")
+        return stages.joined(separator: ",")
+    }
+
     /// Feeds audio in the graph's format.
     package func push(_ buffer: AudioBuffer) throws(ReelError) {
         guard buffer.frameCount > 0 else { return }
