@@ -63,13 +63,19 @@ public enum RecordingRecovery {
             for stream in demuxer.streams where outputs[stream.index] == nil {
                 demuxer.setDiscarded(true, streamIndex: stream.index)
             }
-            try muxer.writeHeader(options: fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
+            // The index goes in front after the edit lists are set (MovieIndex), not through +faststart.
+            try muxer.writeHeader()
             let packet = try Packet()
             var join = StreamJoin()
             var frames = 0
             var dropped = 0
             var end = MediaTime.zero
             var damaged = false
+            // Per copied video stream: the first decode time, and the span of the pictures the
+            // source's edit list shows (packets it hides are copied, as later ones may need them).
+            var firstDecode: [Int: MediaTime] = [:]
+            var shown: [Int: MediaTimeRange] = [:]
+            var hidesSome = false
             while true {
                 let more: Bool
                 do throws(ReelError) {
@@ -88,17 +94,40 @@ public enum RecordingRecovery {
                 let base = demuxer.streams[packet.streamIndex].timeBase
                 let stop = base.time(packet.presentationTimestamp + max(packet.durationTicks, 0))
                 if stop.isNumeric { end = max(end, stop) }
-                if demuxer.streams[packet.streamIndex].mediaType == .video { frames += 1 }
+                if demuxer.streams[packet.streamIndex].mediaType == .video {
+                    frames += 1
+                    let decode = base.time(packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp
+                                                                                         : packet.presentationTimestamp)
+                    if firstDecode[output] == nil, decode.isNumeric { firstDecode[output] = decode }
+                    let start = base.time(packet.presentationTimestamp)
+                    if packet.isDiscarded {
+                        hidesSome = true
+                    } else if start.isNumeric, stop.isNumeric {
+                        shown[output] = shown[output].map { MediaTimeRange(start: min($0.start, start), end: max($0.end, stop)) }
+                            ?? MediaTimeRange(start: start, end: stop)
+                    }
+                }
                 try muxer.writeCopy(packet, streamIndex: output, source: base, offset: .zero, join: &join)
             }
             guard frames > 0 else {
                 throw ReelError(.invalidData, "holds no complete video frame: nothing to recover", subject: path)
             }
             try muxer.finish()
+            if fileType.isISOBaseMedia {
+                var edits: [Int: [EditListEntry]] = [:]
+                for (stream, range) in shown where hidesSome {
+                    guard let decode = firstDecode[stream] else { continue }
+                    let lead = range.start > .zero ? [EditListEntry(start: .zero, end: range.start, mediaStart: nil)] : []
+                    edits[stream] = lead + [EditListEntry(start: max(range.start, .zero), end: range.end,
+                                                          mediaStart: range.start - decode)]
+                }
+                try MovieIndex.rewrite(temporary.path, edits: edits, indexFirst: true)
+            }
             try AssetWriter.moveIntoPlace(temporary, destination: destination)
             return Report(duration: end, videoFrames: frames, droppedSamples: dropped)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
+            try? FileManager.default.removeItem(atPath: temporary.path + ".index")
             throw error.renamingSubject(temporary.path, to: destination.path)
         }
     }

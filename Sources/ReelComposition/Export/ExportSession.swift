@@ -133,7 +133,7 @@ public final class ExportSession: @unchecked Sendable {
     private func run(progressHandler: (@Sendable (Double) -> Void)?) throws(ReelError) {
         guard let outputURL else { throw ReelError(.invalidArgument, "set outputURL before exporting", subject: "outputURL") }
         if preset == .passthrough {
-            let notes = try PassthroughExport.export(composition, to: outputURL, fileType: outputFileType,
+            let notes = try PassthroughExport.export(composition, audioMix: audioMix, to: outputURL, fileType: outputFileType,
                                                      optimizeForNetwork: shouldOptimizeForNetworkUse)
             lock.withLock { _notes = notes }
             return

@@ -40,14 +40,17 @@ public enum StretchedCopy {
             for stream in demuxer.streams.indices where stream != video.streamIndex {
                 demuxer.setDiscarded(true, streamIndex: stream)
             }
-            try muxer.writeHeader(options: fileType == .mp4 || fileType == .mov || fileType == .m4v ? ["movflags": "+faststart"] : [:])
+            // The index goes in front after its edit list is set (below), not through +faststart.
+            try muxer.writeHeader()
             let packet = try Packet()
             let timeBase = demuxer.streams[video.streamIndex].timeBase
             let total = max(asset.duration.seconds, 0.001)
+            var firstDecode: MediaTime?
             while try demuxer.read(into: packet) {
                 guard packet.streamIndex == video.streamIndex else { continue }
                 let sourceTime = timeBase.time(packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp
                                                                                             : packet.presentationTimestamp)
+                if firstDecode == nil, sourceTime.isNumeric { firstDecode = sourceTime }
                 try muxer.writeStretched(packet, streamIndex: videoOut, source: timeBase, stretch: stretch)
                 // Audio up to the same (stretched) time, so the file interleaves.
                 if sourceTime.isNumeric {
@@ -57,9 +60,20 @@ public enum StretchedCopy {
             }
             try audio?.finish()
             try muxer.finish()
+            if fileType.isISOBaseMedia, let firstDecode {
+                // The muxer's edit list would show every copied frame, those the source's own edit
+                // list hides too (before its start, after its end): show the source's range, stretched.
+                func stretched(_ time: MediaTime) -> MediaTime {
+                    time.multiplied(byRatio: Int64(stretch.numerator), divisor: Int64(stretch.denominator))
+                }
+                let shown = EditListEntry(start: .zero, end: stretched(video.timeRange.duration),
+                                          mediaStart: stretched(video.timeRange.start - firstDecode))
+                try MovieIndex.rewrite(temporary.path, edits: [videoOut: [shown]], indexFirst: true)
+            }
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
+            try? FileManager.default.removeItem(atPath: temporary.path + ".index")
             throw error.renamingSubject(temporary.path, to: url.path)
         }
     }
