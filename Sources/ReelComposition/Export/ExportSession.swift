@@ -41,8 +41,7 @@ public final class ExportSession: @unchecked Sendable {
     private var cancelled = false
     private var _notes: [String] = []
 
-    /// What the export left out and why (the passthrough preset drops audio that not every
-    /// clip has), for the caller to show.
+    /// What the export left out and why, for the caller to show.
     public var warnings: [String] { lock.withLock { _notes } }
 
     /// 0 to 1 while exporting. `progress`.
