@@ -231,4 +231,36 @@ import Testing
         #expect(abs((shown.frames.first?.time ?? 1)) < 0.001)
         #expect(abs((try FFprobe.probe(out).streams(ofType: "video").first?.duration ?? 0) - 4) < 0.001)
     }
+
+    /// recover on a file whose edit lists show 0.3–2.3 s: the frames before and after stay
+    /// hidden (the old copy showed the 21 after). And an interrupted (fragmented) recording
+    /// whose edit lists hide a lead-in keeps it hidden, sound and picture together.
+    @Test func recoverShowsWhatTheEditListsShow() throws {
+        let edited = try editListed("r-b.mp4")
+        let out = directory.appendingPathComponent("recovered-b.mp4")
+        let result = try ProcessRunner.reel(["recover", edited.path, "-o", out.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        let shown = try measure(out)
+        #expect(shown.frames.count == 60 && shown.hidden.isEmpty, "\(shown.frames.count) frames, \(shown.hidden.count) hidden ones")
+
+        let raw = try flashAndClick("r-raw.mp4", seconds: 3, extra: ",drawbox=c=red:t=fill:enable='lt(n,9)'")
+        let fragmented = directory.appendingPathComponent("r-frag.mp4")
+        try ProcessRunner.ffmpeg(["-i", raw.path, "-c", "copy", "-movflags", "frag_keyframe+empty_moov+default_base_moof",
+                                  fragmented.path])
+        let half = directory.appendingPathComponent("r-half.mp4"), partial = directory.appendingPathComponent("r.partial.mp4")
+        let surgery = Paths.packageRoot.appendingPathComponent("Tests/Corpus/mp4surgery.py").path
+        for (input, output, handler, media) in [(fragmented, half, "vide", 4608), (half, partial, "soun", 1024 + 14400)] {
+            let result = try ProcessRunner.run("/usr/bin/python3", [surgery, input.path, output.path, "add-edit", handler, "2700", "\(media)"])
+            guard result.status == 0 else { throw TestFailure("mp4surgery: \(result.standardError)") }
+        }
+        let recovered = directory.appendingPathComponent("recovered.mp4")
+        let second = try ProcessRunner.reel(["recover", partial.path, "-o", recovered.path])
+        #expect(second.status == 0, "\(second.standardError)")
+        let fragment = try measure(recovered)
+        #expect(fragment.frames.count == 81 && fragment.hidden.isEmpty, "\(fragment.frames.count) frames, \(fragment.hidden.count) hidden")
+        #expect(fragment.flashes.count == 3 && fragment.clicks.count == 3, "\(fragment.flashes) \(fragment.clicks)")
+        for (time, (flash, click)) in zip([0.2, 1.2, 2.2], zip(fragment.flashes, fragment.clicks)) {
+            #expect(abs(flash - time) < 0.001 && abs(click - time) < 0.001, "flash \(flash), click \(click), not \(time)")
+        }
+    }
 }

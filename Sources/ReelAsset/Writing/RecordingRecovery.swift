@@ -71,11 +71,10 @@ public enum RecordingRecovery {
             var dropped = 0
             var end = MediaTime.zero
             var damaged = false
-            // Per copied video stream: the first decode time, and the span of the pictures the
-            // source's edit list shows (packets it hides are copied, as later ones may need them).
+            // Per copied stream: the first decode time, and the span the source's edit list
+            // shows (packets it hides are copied, as later ones may need them).
             var firstDecode: [Int: MediaTime] = [:]
             var shown: [Int: MediaTimeRange] = [:]
-            var hidesSome = false
             while true {
                 let more: Bool
                 do throws(ReelError) {
@@ -94,18 +93,16 @@ public enum RecordingRecovery {
                 let base = demuxer.streams[packet.streamIndex].timeBase
                 let stop = base.time(packet.presentationTimestamp + max(packet.durationTicks, 0))
                 if stop.isNumeric { end = max(end, stop) }
-                if demuxer.streams[packet.streamIndex].mediaType == .video {
-                    frames += 1
-                    let decode = base.time(packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp
-                                                                                         : packet.presentationTimestamp)
-                    if firstDecode[output] == nil, decode.isNumeric { firstDecode[output] = decode }
-                    let start = base.time(packet.presentationTimestamp)
-                    if packet.isDiscarded {
-                        hidesSome = true
-                    } else if start.isNumeric, stop.isNumeric {
-                        shown[output] = shown[output].map { MediaTimeRange(start: min($0.start, start), end: max($0.end, stop)) }
-                            ?? MediaTimeRange(start: start, end: stop)
-                    }
+                if demuxer.streams[packet.streamIndex].mediaType == .video { frames += 1 }
+                let decode = base.time(packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp
+                                                                                     : packet.presentationTimestamp)
+                if firstDecode[output] == nil, decode.isNumeric { firstDecode[output] = decode }
+                // Hidden: what the reader marks, and what it moved before the edit's start (AAC
+                // priming too); a packet across the start shows from there.
+                let start = max(base.time(packet.presentationTimestamp), .zero)
+                if !packet.isDiscarded, start.isNumeric, stop.isNumeric, stop > .zero {
+                    shown[output] = shown[output].map { MediaTimeRange(start: min($0.start, start), end: max($0.end, stop)) }
+                        ?? MediaTimeRange(start: start, end: stop)
                 }
                 try muxer.writeCopy(packet, streamIndex: output, source: base, offset: .zero, join: &join)
             }
@@ -114,12 +111,13 @@ public enum RecordingRecovery {
             }
             try muxer.finish()
             if fileType.isISOBaseMedia {
+                // What the source's edit lists show. (A fragmented file's edit list is not read for
+                // its end: FFmpeg's muxer sets it to the samples in the index, not the fragments'.)
                 var edits: [Int: [EditListEntry]] = [:]
-                for (stream, range) in shown where hidesSome {
+                for (stream, range) in shown {
                     guard let decode = firstDecode[stream] else { continue }
                     let lead = range.start > .zero ? [EditListEntry(start: .zero, end: range.start, mediaStart: nil)] : []
-                    edits[stream] = lead + [EditListEntry(start: max(range.start, .zero), end: range.end,
-                                                          mediaStart: range.start - decode)]
+                    edits[stream] = lead + [EditListEntry(start: range.start, end: range.end, mediaStart: range.start - decode)]
                 }
                 try MovieIndex.rewrite(temporary.path, edits: edits, indexFirst: true)
             }
