@@ -128,6 +128,16 @@ import Testing
         if BrowserPlayer.available {
             let report = try BrowserPlayer.play(out, seconds: 0.5)
             #expect(report.readyState == 4 && report.error == nil && report.currentTimeAfter > report.currentTimeBefore)
+            // Chromium honours the per-clip edit lists: just inside each end of an edit-listed
+            // clip it shows the dark picture (not the red lead-in nor the blue tail), and its flash.
+            let rounds = [0, 9, 19]
+            let times = rounds.flatMap { round in [0.001, 0.2, 1.999].map { Double(round) * 4.5 + 1 + $0 } }
+            let colors = try BrowserPlayer.colors(out, at: times)
+            for (index, color) in colors.enumerated() {
+                let flash = index % 3 == 1
+                #expect(flash ? color.red > 200 && color.blue > 200 : color.red < 60 && color.blue < 60,
+                        "Chromium at \(color.time) s shows \(color.red), \(color.green), \(color.blue)")
+            }
         }
     }
 
