@@ -131,7 +131,7 @@ import Testing
             // Chromium honours the per-clip edit lists: just inside each end of an edit-listed
             // clip it shows the dark picture (not the red lead-in nor the blue tail), and its flash.
             let rounds = [0, 9, 19]
-            let times = rounds.flatMap { round in [0.001, 0.2, 1.999].map { Double(round) * 4.5 + 1 + $0 } }
+            let times = rounds.flatMap { round in [0.01, 0.21, 1.99].map { Double(round) * 4.5 + 1 + $0 } }
             let colors = try BrowserPlayer.colors(out, at: times)
             for (index, color) in colors.enumerated() {
                 let flash = index % 3 == 1
@@ -222,6 +222,9 @@ import Testing
         let out = directory.appendingPathComponent("segments.mp4")
         let length = try SegmentMerge.write([a, b, a], to: out)
         #expect(length == MediaTime(value: 4, timescale: 1))
+        // The index in front, moved there once its edit lists were written.
+        let boxes = MP4Boxes.topLevel(try Data(contentsOf: out)).map(\.type)
+        #expect((boxes.firstIndex(of: "moov") ?? 99) < (boxes.firstIndex(of: "mdat") ?? -1), "\(boxes)")
         let shown = try measure(out)
         #expect(shown.frames.count == 120 && shown.hidden.isEmpty, "\(shown.frames.count) frames")
         let expected = [0.5, 1.2, 2.2, 3.5]

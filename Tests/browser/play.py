@@ -57,11 +57,18 @@ def seek(driver, media, times):
         shown.append(driver.execute_async_script("""
             const t = arguments[0], done = arguments[arguments.length - 1], v = document.getElementById('v');
             const go = () => {
-                v.onseeked = () => {
+                const draw = () => {
                     const c = document.getElementById('c').getContext('2d');
                     c.drawImage(v, 0, 0, 16, 16);
                     const p = c.getImageData(8, 8, 1, 1).data;
                     done([v.currentTime, p[0], p[1], p[2]]);
+                };
+                // Draw once the sought picture is presented (or after 500 ms without a callback).
+                v.onseeked = () => {
+                    if (!v.requestVideoFrameCallback) { draw(); return; }
+                    let drawn = false;
+                    v.requestVideoFrameCallback(() => { if (!drawn) { drawn = true; draw(); } });
+                    setTimeout(() => { if (!drawn) { drawn = true; draw(); } }, 500);
                 };
                 v.currentTime = t;
             };

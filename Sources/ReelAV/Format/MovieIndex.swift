@@ -279,7 +279,7 @@ package enum MovieIndex {
             } else if size32 == 0 {
                 size = UInt64(body.endIndex - offset)
             }
-            guard size >= UInt64(header), UInt64(offset) + size <= UInt64(body.endIndex),
+            guard size >= UInt64(header), size <= UInt64(body.endIndex - offset),
                   let child = parse(body[offset..<offset + Int(size)], type: childType, headerSize: header) else { return nil }
             children.append(child)
             offset += Int(size)
@@ -300,7 +300,7 @@ package enum MovieIndex {
             let header = try read(handle, at: offset, count: Int(min(16, length - offset)), path: path)
             var size = UInt64(u32(header, 0))
             if size == 1, header.count >= 16 { size = u64(header, 8) } else if size == 0 { size = length - offset }
-            guard size >= 8, offset + size <= length else {
+            guard size >= 8, size <= length - offset else {
                 throw ReelError(.invalidData, "the written file has a box running past its end at \(offset)", subject: path)
             }
             boxes.append(TopBox(type: String(decoding: header[4..<8], as: UTF8.self), offset: offset, size: size))

@@ -33,9 +33,9 @@ package final class VideoCopyLane {
     /// Call after the muxer's header is written. Other streams of `demuxer` are skipped.
     /// - Parameters:
     ///   - range: source times, as the asset layer reports them (the source's edit list applied).
-    ///   - trackRange: what the source track shows (its `timeRange`): of a `range` that runs
-    ///     past it, the rest holds the last picture, or is a gap where the source hides
-    ///     frames after its end.
+    ///   - trackRange: what the source track shows (its `timeRange`): before its start
+    ///     nothing shows (an empty edit); past its end the last picture holds, or nothing
+    ///     shows where the source hides frames after its end.
     ///   - onPacket: called after each packet with the output time it is shown at, so that
     ///     the caller can write other streams up to there and the file interleaves.
     /// - Throws: ``ReelError`` when `target` is before ``end``, the range holds no packet,
@@ -55,6 +55,12 @@ package final class VideoCopyLane {
         let source = demuxer.streams[stream].timeBase
         let output = muxer.timeBase(ofStream: streamIndex)
         let endTicks = source.timestamp(range.end)
+        // Where the range starts before the track's first picture (a track that starts late,
+        // such as video after AAC priming in a remuxed Matroska file), the edit list shows
+        // nothing until it. (Leaving room in the media for the clip before to hold its last
+        // picture instead puts the clip 21 ms early in FFmpeg's reading, which counts frame
+        // durations across an entry and skips the room.)
+        let lead = trackRange.map { max(.zero, min($0.start - range.start, range.duration)) } ?? .zero
         var offset: Int64?
         var presentationEnd = Int64.min
         var lastDecode = Int64.min
@@ -68,21 +74,28 @@ package final class VideoCopyLane {
             packet.rescale(from: source, to: output)
             let decode = packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp : packet.presentationTimestamp
             let presentation = packet.presentationTimestamp != FFmpeg.noTimestamp ? packet.presentationTimestamp : decode
-            // The clip's media starts where the last clip's ended.
-            let shift = offset ?? (mediaEnd - decode)
-            offset = shift
-            guard decode + shift > lastDecode else { continue } // a repeated decode time cannot be stored
-            if lastDecode != Int64.min { lastStep = decode + shift - lastDecode }
-            lastDecode = decode + shift
-            packet.setTimestamps(presentation: presentation + shift, decode: decode + shift)
+            // The clip's media starts where the last clip's ended. Timestamps come from the file:
+            // sums that do not fit 64 bits are a damaged file, not a trap.
+            let (shift, o1) = offset.map { ($0, false) } ?? mediaEnd.subtractingReportingOverflow(decode)
+            let (placed, o2) = decode.addingReportingOverflow(shift)
+            let (shownAt, o3) = presentation.addingReportingOverflow(shift)
             let duration = packet.durationTicks > 0 ? packet.durationTicks : lastStep
-            presentationEnd = max(presentationEnd, presentation + shift + duration)
+            let (shownUntil, o4) = shownAt.addingReportingOverflow(duration)
+            guard !(o1 || o2 || o3 || o4) else {
+                throw ReelError(.invalidData, "has timestamps out of range near \(source.time(pts).seconds) s", subject: demuxer.path)
+            }
+            offset = shift
+            guard placed > lastDecode else { continue } // a repeated decode time cannot be stored
+            if lastDecode != Int64.min { lastStep = placed &- lastDecode }
+            lastDecode = placed
+            packet.setTimestamps(presentation: shownAt, decode: placed)
+            presentationEnd = max(presentationEnd, shownUntil)
             packet.clearDiscarded()
             packet.setStreamIndex(streamIndex)
             packet.pointer.pointee.pos = -1
             try muxer.writeRaw(packet)
             packetCount += 1
-            let shown = output.time(presentation + shift) - output.time(shift) - range.start
+            let shown = output.time(shownAt) - output.time(shift) - range.start
             try onPacket(target + max(.zero, min(shown, range.duration)))
         }
         guard let offset else {
@@ -100,10 +113,12 @@ package final class VideoCopyLane {
         let holds = range.end <= trackEnd + slack || shownEnd <= trackEnd + slack
         let mediaDuration = holds ? range.duration : trackEnd - range.start
         let holdEnd = output.timestamp(mediaStart + mediaDuration, method: .roundTowardPositiveInfinity)
-        mediaEnd = max(lastDecode + max(lastStep, 1), presentationEnd, holdEnd)
+        mediaEnd = max(lastDecode &+ max(lastStep, 1), presentationEnd, holdEnd)
         lastPictureEnd = output.time(presentationEnd)
-        if mediaDuration > .zero {
-            edits.append(EditListEntry(start: target, end: target + mediaDuration, mediaStart: mediaStart))
+        let gap = min(lead, max(mediaDuration, .zero))
+        if gap > .zero { edits.append(EditListEntry(start: target, end: target + gap, mediaStart: nil)) }
+        if mediaDuration > gap {
+            edits.append(EditListEntry(start: target + gap, end: target + mediaDuration, mediaStart: mediaStart + gap))
         }
         if mediaDuration < range.duration {
             edits.append(EditListEntry(start: target + mediaDuration, end: target + range.duration, mediaStart: nil))

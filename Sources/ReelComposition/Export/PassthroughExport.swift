@@ -36,13 +36,19 @@ enum PassthroughExport {
     /// it is kept at the front (`moov_size`) and the file is written once, where `+faststart`
     /// would write it all and then copy it all again behind the index. `samples` lists the
     /// count of every copied stream of every clip, `edits` the edit-list entries to come;
-    /// an unknown (0) count gives nil: the index is written last and moved in front after.
+    /// an unknown (0) count or an index too large for the option gives nil: the index is
+    /// written last and moved in front after.
     static func indexFirstOptions(samples: [Int], edits: Int = 0) -> [String: String]? {
         guard !samples.isEmpty, samples.allSatisfy({ $0 > 0 }) else { return nil }
         // Per sample the tables take at most stts 8, ctts 8, stsc 12, co64 8, stsz 4, stss 4,
         // sdtp 1 and sbgp 8 bytes; an edit-list entry 20; the fixed boxes of a track, the
         // metadata and the codec set-up fit well inside the base.
-        return ["moov_size": String(16_384 + 64 * samples.reduce(0, +) + 20 * edits)]
+        // Counts come from the files' headers: a total past what the muxer takes (an int) moves
+        // the index in front after instead.
+        let total = samples.reduce(0) { $0 > Int(Int32.max) ? $0 : $0 + min($1, Int(Int32.max)) }
+        let size = 16_384 + 64 * min(total, Int(Int32.max)) + 20 * min(max(edits, 0), 1 << 20)
+        guard size <= Int(Int32.max) else { return nil }
+        return ["moov_size": String(size)]
     }
 
     /// Notes about what was left out, for the caller to show.
@@ -101,7 +107,7 @@ enum PassthroughExport {
             if !first.transform.isIdentity { try muxer.setDisplayMatrix(first.transform, streamIndex: videoOut) }
             let lane = channels > 0 ? try AudioEncodingLane(channels: channels, muxer: muxer) : nil
             muxer.setMetadata("creation_time", Date.ISO8601FormatStyle().format(Date()))
-            let audioPackets = lane == nil ? [] : [Int(end.seconds * 48000 / 1024) + 8]
+            let audioPackets = lane == nil ? [] : [Int(min(max(end.seconds, 0), 1e9) * 48000 / 1024) + 8]
             let reserve = optimizeForNetwork && fileType.isISOBaseMedia
                 ? indexFirstOptions(samples: clips.map { $0.demuxer.streams[$0.video].frameCount } + audioPackets,
                                     edits: 2 * clips.count + 2) : nil
