@@ -158,6 +158,28 @@ import Testing
         }
     }
 
+    /// The seed clips' own edit lists hide a last frame of 03 and 05 (ffprobe reads 250 of
+    /// their 251): merged by copy, the output shows exactly the frames each shows alone.
+    /// (With the movie timescale at FFmpeg's default 1000, 05's entry rounded from 9.962878 s
+    /// up to 9.963 s and showed its hidden last frame.)
+    @Test(.enabled(if: Paths.seedClipsAvailable, Comment(rawValue: Paths.seedClipsMissing)))
+    func seedClipsMergedByCopyShowTheirOwnFrames() throws {
+        let names = ["01_nebula.mp4", "02_blackhole.mp4", "03_nebula.mp4", "05_blackhole.mp4"]
+        let out = directory.appendingPathComponent("seeds.mp4")
+        let result = try ProcessRunner.reel(["merge"] + names.map { Paths.seedClip($0).path } + ["--preset", "passthrough", "-o", out.path],
+                                            timeout: 300)
+        #expect(result.status == 0, "\(result.standardError)")
+        func hashes(_ url: URL) throws -> [Substring] {
+            let run = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v", "-fps_mode", "passthrough",
+                                                       "-f", "framemd5", "-"], timeout: 300)
+            guard run.status == 0 else { throw TestFailure("framemd5 \(url.path): \(run.standardError)") }
+            return run.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last }
+        }
+        let alone = try names.flatMap { try hashes(Paths.seedClip($0)) }
+        let merged = try hashes(out)
+        #expect(alone.count == 1002 && merged == alone, "\(merged.count) frames merged, \(alone.count) alone")
+    }
+
     // MARK: - Compose with the passthrough preset
 
     /// Counter frames: luma 16 + 2n in frame n, so a decoded frame names itself.

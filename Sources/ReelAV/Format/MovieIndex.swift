@@ -366,3 +366,18 @@ package enum MovieIndex {
     static func be32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
     static func be64(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) } }
 }
+
+extension MovieIndex {
+    /// Muxer options that make the movie's timescale the video's own (as the MP4 muxer
+    /// will choose it: the time base's denominator, doubled up to at least 10,000), so that
+    /// edit-list entries fall exactly on frame times. At the default of 1000 an entry that
+    /// ends at 9.962878 s is written as 9.963 s and shows a frame the source hides.
+    package static func movieTimescaleOptions(videoTimeBase: Rational, for formatName: String) -> [String: String] {
+        guard ["mp4", "mov", "ipod"].contains(formatName), videoTimeBase.numerator == 1, videoTimeBase.denominator > 0 else {
+            return [:]
+        }
+        var scale = Int(videoTimeBase.denominator)
+        while scale < 10_000 { scale *= 2 }
+        return ["movie_timescale": String(scale)]
+    }
+}

@@ -64,7 +64,8 @@ public enum RecordingRecovery {
                 demuxer.setDiscarded(true, streamIndex: stream.index)
             }
             // The index goes in front after the edit lists are set (MovieIndex), not through +faststart.
-            try muxer.writeHeader()
+            let videoBase = copied.first { $0.mediaType == .video }?.timeBase ?? Rational(1, 1000)
+            try muxer.writeHeader(options: MovieIndex.movieTimescaleOptions(videoTimeBase: videoBase, for: fileType.muxerName))
             let packet = try Packet()
             var join = StreamJoin()
             var frames = 0

@@ -111,7 +111,8 @@ enum PassthroughExport {
             let reserve = optimizeForNetwork && fileType.isISOBaseMedia
                 ? indexFirstOptions(samples: clips.map { $0.demuxer.streams[$0.video].frameCount } + audioPackets,
                                     edits: 2 * clips.count + 2) : nil
-            try muxer.writeHeader(options: reserve ?? [:])
+            try muxer.writeHeader(options: (reserve ?? [:]).merging(MovieIndex.movieTimescaleOptions(
+                videoTimeBase: first.demuxer.streams[first.video].timeBase, for: fileType.muxerName)) { $1 })
             let copier = try VideoCopyLane(muxer: muxer, streamIndex: videoOut)
             let mixer = AudioRenderer(composition: composition, mix: audioMix, channels: max(channels, 1))
             var nextSample: Int64 = 0

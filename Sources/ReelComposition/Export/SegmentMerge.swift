@@ -58,7 +58,8 @@ public enum SegmentMerge {
             let lane = channels > 0 ? try AudioEncodingLane(channels: channels, muxer: muxer) : nil
             muxer.setMetadata("creation_time", Date.ISO8601FormatStyle().format(Date()))
             // The index goes in front once the edit lists are in it (MovieIndex), not through +faststart.
-            try muxer.writeHeader()
+            try muxer.writeHeader(options: MovieIndex.movieTimescaleOptions(
+                videoTimeBase: first.demuxer.streams[first.video.streamIndex].timeBase, for: fileType.muxerName))
             let copier = try VideoCopyLane(muxer: muxer, streamIndex: videoOut)
             for (index, part) in parts.enumerated() {
                 let start = end

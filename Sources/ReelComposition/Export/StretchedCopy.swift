@@ -41,7 +41,8 @@ public enum StretchedCopy {
                 demuxer.setDiscarded(true, streamIndex: stream)
             }
             // The index goes in front after its edit list is set (below), not through +faststart.
-            try muxer.writeHeader()
+            try muxer.writeHeader(options: MovieIndex.movieTimescaleOptions(
+                videoTimeBase: demuxer.streams[video.streamIndex].timeBase, for: fileType.muxerName))
             let packet = try Packet()
             let timeBase = demuxer.streams[video.streamIndex].timeBase
             let total = max(asset.duration.seconds, 0.001)
