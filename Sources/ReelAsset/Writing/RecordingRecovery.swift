@@ -46,8 +46,14 @@ public enum RecordingRecovery {
         }
         let temporary = folder.appendingPathComponent(
             ".\(destination.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(destination.pathExtension)")
+        // The index-first copy MovieIndex may write beside it, removed too if the process is stopped.
+        let indexCopy = URL(fileURLWithPath: temporary.path + ".index")
         InProgressFiles.add(temporary)
-        defer { InProgressFiles.remove(temporary) }
+        InProgressFiles.add(indexCopy)
+        defer {
+            InProgressFiles.remove(temporary)
+            InProgressFiles.remove(indexCopy)
+        }
         do throws(ReelError) {
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
             var outputs: [Int: Int] = [:]
@@ -126,7 +132,7 @@ public enum RecordingRecovery {
             return Report(duration: end, videoFrames: frames, droppedSamples: dropped)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            try? FileManager.default.removeItem(atPath: temporary.path + ".index")
+            try? FileManager.default.removeItem(at: indexCopy)
             throw error.renamingSubject(temporary.path, to: destination.path)
         }
     }

@@ -45,8 +45,14 @@ public enum SegmentMerge {
         let channels = min(max(parts.compactMap(\.audio).map(\.channelCount).max() ?? 0, 0), 2)
         let folder = url.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(url.pathExtension)")
+        // The index-first copy MovieIndex may write beside it, removed too if the process is stopped.
+        let indexCopy = URL(fileURLWithPath: temporary.path + ".index")
         InProgressFiles.add(temporary)
-        defer { InProgressFiles.remove(temporary) }
+        InProgressFiles.add(indexCopy)
+        defer {
+            InProgressFiles.remove(temporary)
+            InProgressFiles.remove(indexCopy)
+        }
         var end = MediaTime.zero
         do throws(ReelError) {
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
@@ -80,7 +86,7 @@ public enum SegmentMerge {
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            try? FileManager.default.removeItem(atPath: temporary.path + ".index")
+            try? FileManager.default.removeItem(at: indexCopy)
             throw error.about(url.path)
         }
         return end

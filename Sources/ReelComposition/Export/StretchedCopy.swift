@@ -24,8 +24,14 @@ public enum StretchedCopy {
         let stretch = Self.fraction(1 / rate)
         let folder = url.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(url.pathExtension)")
+        // The index-first copy MovieIndex may write beside it, removed too if the process is stopped.
+        let indexCopy = URL(fileURLWithPath: temporary.path + ".index")
         InProgressFiles.add(temporary)
-        defer { InProgressFiles.remove(temporary) }
+        InProgressFiles.add(indexCopy)
+        defer {
+            InProgressFiles.remove(temporary)
+            InProgressFiles.remove(indexCopy)
+        }
         do throws(ReelError) {
             let demuxer = try Demuxer(path: asset.url.path, probing: false)
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
@@ -74,7 +80,7 @@ public enum StretchedCopy {
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            try? FileManager.default.removeItem(atPath: temporary.path + ".index")
+            try? FileManager.default.removeItem(at: indexCopy)
             throw error.renamingSubject(temporary.path, to: url.path)
         }
     }
