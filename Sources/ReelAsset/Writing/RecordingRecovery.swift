@@ -73,8 +73,14 @@ public enum RecordingRecovery {
         let folder = destination.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(
             ".\(destination.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(destination.pathExtension)")
+        // The index-first copy MovieIndex may write beside it, removed too if the process is stopped.
+        let indexCopy = URL(fileURLWithPath: temporary.path + ".index")
         InProgressFiles.add(temporary)
-        defer { InProgressFiles.remove(temporary) }
+        InProgressFiles.add(indexCopy)
+        defer {
+            InProgressFiles.remove(temporary)
+            InProgressFiles.remove(indexCopy)
+        }
         do throws(ReelError) {
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
             var outputs: [Int: Int] = [:]
@@ -91,7 +97,9 @@ public enum RecordingRecovery {
                 for stream in demuxer.streams where outputs[stream.index] == nil {
                     demuxer.setDiscarded(true, streamIndex: stream.index)
                 }
-                try muxer.writeHeader(options: optimizeForNetworkUse && fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
+                // The index goes in front after the edit lists are set (MovieIndex), not through +faststart.
+                let videoBase = copied.first { $0.mediaType == .video }?.timeBase ?? Rational(1, 1000)
+                try muxer.writeHeader(options: MovieIndex.movieTimescaleOptions(videoTimeBase: videoBase, for: fileType.muxerName))
             } catch {
                 let codecs = copied.map { "\($0.mediaType) \($0.codecName)" }.joined(separator: ", ")
                 throw ReelError(.unsupported,
@@ -104,6 +112,10 @@ public enum RecordingRecovery {
             var dropped = 0
             var end = MediaTime.zero
             var damaged = false
+            // Per copied stream: the first decode time, and the span the source's edit list
+            // shows (packets it hides are copied, as later ones may need them).
+            var firstDecode: [Int: MediaTime] = [:]
+            var shown: [Int: MediaTimeRange] = [:]
             while true {
                 let more: Bool
                 do throws(ReelError) {
@@ -131,16 +143,38 @@ public enum RecordingRecovery {
                 let stop = base.time(packet.presentationTimestamp + max(packet.durationTicks, 0)) + offset
                 if stop.isNumeric { end = max(end, stop) }
                 if demuxer.streams[packet.streamIndex].mediaType == .video { frames += 1 }
+                let decode = base.time(packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp
+                                                                                     : packet.presentationTimestamp) + offset
+                if firstDecode[output] == nil, decode.isNumeric { firstDecode[output] = decode }
+                // Hidden: what the reader marks, and what it (or `earlier`) moved before the
+                // edit's start (AAC priming too); a packet across the start shows from there.
+                let start = max(begin, .zero)
+                if !packet.isDiscarded, start.isNumeric, stop.isNumeric, stop > .zero {
+                    shown[output] = shown[output].map { MediaTimeRange(start: min($0.start, start), end: max($0.end, stop)) }
+                        ?? MediaTimeRange(start: start, end: stop)
+                }
                 try muxer.writeCopy(packet, streamIndex: output, source: base, offset: offset, join: &join)
             }
             guard frames > 0 else {
                 throw ReelError(.invalidData, "holds no complete video frame: nothing to recover", subject: path)
             }
             try muxer.finish()
+            if fileType.isISOBaseMedia {
+                // What the source's edit lists show. (A fragmented file's edit list is not read for
+                // its end: FFmpeg's muxer sets it to the samples in the index, not the fragments'.)
+                var edits: [Int: [EditListEntry]] = [:]
+                for (stream, range) in shown {
+                    guard let decode = firstDecode[stream] else { continue }
+                    let lead = range.start > .zero ? [EditListEntry(start: .zero, end: range.start, mediaStart: nil)] : []
+                    edits[stream] = lead + [EditListEntry(start: range.start, end: range.end, mediaStart: range.start - decode)]
+                }
+                try MovieIndex.rewrite(temporary.path, edits: edits, indexFirst: optimizeForNetworkUse)
+            }
             try AssetWriter.moveIntoPlace(temporary, destination: destination)
             return Report(duration: end, videoFrames: frames, droppedSamples: dropped)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
+            try? FileManager.default.removeItem(at: indexCopy)
             throw error.renamingSubject(temporary.path, to: destination.path)
         }
     }
