@@ -101,6 +101,10 @@ public enum RecordingRecovery {
                 let videoBase = copied.first { $0.mediaType == .video }?.timeBase ?? Rational(1, 1000)
                 try muxer.writeHeader(options: MovieIndex.movieTimescaleOptions(videoTimeBase: videoBase, for: fileType.muxerName))
             } catch {
+                // The output that cannot be created or written (a full disk, no permission)
+                // is said as it is; what the muxer refuses is said about the recording.
+                let ioCodes: Set<Int32> = [-5, -13, -28, -30, -122]  // AVERROR(EIO, EACCES, ENOSPC, EROFS, EDQUOT)
+                if error.operation == "avio_open" || error.ffmpegCode.map(ioCodes.contains) == true { throw error }
                 let codecs = copied.map { "\($0.mediaType) \($0.codecName)" }.joined(separator: ", ")
                 throw ReelError(.unsupported,
                                 "its tracks (\(codecs)) cannot be copied as they are into a .\(destination.pathExtension) file; try another -o extension (.mov takes more codecs)",
