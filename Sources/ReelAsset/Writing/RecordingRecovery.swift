@@ -49,7 +49,7 @@ public enum RecordingRecovery {
             throw ReelError(.fileNotFound, "the folder \(folder.path) does not exist", subject: destination.path)
         }
         return try copy(demuxer, from: source, to: destination, fileType: fileType, earlier: [:], duration: nil,
-                        optimizeForNetworkUse: true)
+                        optimizeForNetworkUse: true, honoursEditLists: true)
     }
 
     /// Turns a finished fragmented recording into an ordinary file at `destination`: the
@@ -60,13 +60,16 @@ public enum RecordingRecovery {
     package static func complete(_ source: URL, to destination: URL, fileType: FileType, earlier: [Int: MediaTime],
                                  duration: MediaTime?, optimizeForNetworkUse: Bool) throws(ReelError) {
         let demuxer = try Demuxer(path: source.path)
+        // The writer's own recording hides nothing but the AAC priming, which the muxer's edit
+        // list hides once `earlier` moves it before 0: no second pass over the index, which
+        // cost the next segment's capture frames under load (the seed's segments).
         _ = try copy(demuxer, from: source, to: destination, fileType: fileType, earlier: earlier, duration: duration,
-                     optimizeForNetworkUse: optimizeForNetworkUse)
+                     optimizeForNetworkUse: optimizeForNetworkUse, honoursEditLists: false)
     }
 
     private static func copy(_ demuxer: Demuxer, from source: URL, to destination: URL, fileType: FileType,
                              earlier: [Int: MediaTime], duration: MediaTime?,
-                             optimizeForNetworkUse: Bool) throws(ReelError) -> Report {
+                             optimizeForNetworkUse: Bool, honoursEditLists: Bool) throws(ReelError) -> Report {
         let path = source.path
         let copied = demuxer.streams.filter { $0.mediaType == .video || $0.mediaType == .audio }
         let fileSize = demuxer.fileSize
@@ -97,9 +100,13 @@ public enum RecordingRecovery {
                 for stream in demuxer.streams where outputs[stream.index] == nil {
                     demuxer.setDiscarded(true, streamIndex: stream.index)
                 }
-                // The index goes in front after the edit lists are set (MovieIndex), not through +faststart.
-                let videoBase = copied.first { $0.mediaType == .video }?.timeBase ?? Rational(1, 1000)
-                try muxer.writeHeader(options: MovieIndex.movieTimescaleOptions(videoTimeBase: videoBase, for: fileType.muxerName))
+                if honoursEditLists {
+                    // The index goes in front after the edit lists are set (MovieIndex), not through +faststart.
+                    let videoBase = copied.first { $0.mediaType == .video }?.timeBase ?? Rational(1, 1000)
+                    try muxer.writeHeader(options: MovieIndex.movieTimescaleOptions(videoTimeBase: videoBase, for: fileType.muxerName))
+                } else {
+                    try muxer.writeHeader(options: optimizeForNetworkUse && fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
+                }
             } catch {
                 // The output that cannot be created or written (a full disk, no permission)
                 // is said as it is; what the muxer refuses is said about the recording.
@@ -163,7 +170,7 @@ public enum RecordingRecovery {
                 throw ReelError(.invalidData, "holds no complete video frame: nothing to recover", subject: path)
             }
             try muxer.finish()
-            if fileType.isISOBaseMedia {
+            if honoursEditLists, fileType.isISOBaseMedia {
                 // What the source's edit lists show. (A fragmented file's edit list is not read for
                 // its end: FFmpeg's muxer sets it to the samples in the index, not the fragments'.)
                 var edits: [Int: [EditListEntry]] = [:]
@@ -172,7 +179,7 @@ public enum RecordingRecovery {
                     let lead = range.start > .zero ? [EditListEntry(start: .zero, end: range.start, mediaStart: nil)] : []
                     edits[stream] = lead + [EditListEntry(start: range.start, end: range.end, mediaStart: range.start - decode)]
                 }
-                try MovieIndex.rewrite(temporary.path, edits: edits, indexFirst: optimizeForNetworkUse)
+                try MovieIndex.rewrite(temporary.path, edits: edits, indexFirst: true)
             }
             try AssetWriter.moveIntoPlace(temporary, destination: destination)
             return Report(duration: end, videoFrames: frames, droppedSamples: dropped)
