@@ -90,6 +90,27 @@ def main():
         for offset, _ in find(data, "edts/elst"):
             put(data, offset + 16, ">I", 0xFFFFFFF0)  # segment duration
             put(data, offset + 20, ">i", -90000)  # media time
+    elif operation == "edit":  # HANDLER DURATION MEDIA_TIME: a track's first edit and duration (movie, media timescale)
+        for offset, _ in find(data, "edts/elst", args[0]) + find(data, "trak/tkhd", args[0]) + find(data, "moov/mvhd"):
+            if data[offset + 8] != 0:
+                sys.exit("mp4surgery: a version 1 box")
+        for offset, _ in find(data, "edts/elst", args[0]):
+            put(data, offset + 16, ">I", int(args[1]))
+            put(data, offset + 20, ">i", int(args[2]))
+        for offset, _ in find(data, "trak/tkhd", args[0]):
+            put(data, offset + 28, ">I", int(args[1]))
+        longest = max(struct.unpack(">I", data[o + 28:o + 32])[0] for o, _ in find(data, "trak/tkhd"))
+        for offset, _ in find(data, "moov/mvhd"):
+            put(data, offset + 24, ">I", longest)
+    elif operation == "add-edit":  # HANDLER DURATION MEDIA_TIME: a one-entry edit list for a track without one
+        trak = next(t for t in ((o, s) for p, o, s in boxes(data, 0, len(data)) if p == ("moov", "trak"))
+                    if handler_of(data, t) == args[0])
+        tkhd = next(o + s for p, o, s in boxes(data, trak[0] + 8, trak[0] + trak[1]) if p[-1] == "tkhd")
+        edts = struct.pack(">I4sI4sIIIiI", 36, b"edts", 28, b"elst", 0, 1, int(args[1]), int(args[2]), 0x10000)
+        data[tkhd:tkhd] = edts
+        moov = next(o for p, o, s in boxes(data, 0, len(data)) if p == ("moov",))
+        for at in (moov, trak[0]):  # a fragmented file's data offsets count from each moof: nothing else moves
+            put(data, at, ">I", struct.unpack(">I", data[at:at + 4])[0] + len(edts))
     elif operation == "negative-stts":  # every sample delta of the video track -1000
         for offset, _ in find(data, "stbl/stts", "vide"):
             count = struct.unpack(">I", data[offset + 12:offset + 16])[0]

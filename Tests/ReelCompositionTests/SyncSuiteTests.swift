@@ -117,19 +117,17 @@ import Testing
                   output: out, events: expected.events, duration: expected.duration)
     }
 
-    /// Known bug (issue 14, "passthrough drift", branch passthrough): each join keeps AAC
-    /// padding and priming, +5–11 ms a join; the export check now refuses the drifted file.
+    /// Issue 14, "passthrough drift": copied AAC kept each clip's priming and padding, +5–11 ms
+    /// a join; the sound is now encoded once, cut to the pictures, and must stay on them.
     @Test(arguments: SyncSuite.full ? [2, 5, 60] : [2, 5])
     func passthroughMerge(_ count: Int) throws {
         let kind = FlashClick()
         let source = try clip(kind)
         let out = directory.appendingPathComponent("copy-\(count).mp4")
         let expected = merged(kind, count: count, transition: 0)
-        withKnownIssue("passthrough joins keep AAC priming and padding: the sound drifts late (passthrough)", isIntermittent: true) {
-            try judge("passthrough \(count)", ["merge"] + Array(repeating: source.path, count: count)
-                      + ["-o", out.path, "--preset", "passthrough"],
-                      output: out, events: expected.events, duration: expected.duration)
-        }
+        try judge("passthrough \(count)", ["merge"] + Array(repeating: source.path, count: count)
+                  + ["-o", out.path, "--preset", "passthrough"],
+                  output: out, events: expected.events, duration: expected.duration)
     }
 
     // MARK: - speed and compose

@@ -38,6 +38,19 @@ public enum BrowserPlayer {
         return reports
     }
 
+    /// The colour (red, green, blue) at the centre of the picture Chromium shows after
+    /// seeking to each of `times`, in order: what a browser makes of the file's edit lists.
+    public static func colors(_ url: URL, at times: [Double]) throws -> [(time: Double, red: Int, green: Int, blue: Int)] {
+        let script = Paths.packageRoot.appendingPathComponent("Tests/browser/play.py").path
+        let result = try ProcessRunner.run("/usr/bin/python3", [script, "--seek", url.path] + times.map { String($0) },
+                                           timeout: 60 + Double(times.count))
+        guard result.status == 0, let line = result.standardOutput.split(separator: "\n").last,
+              let rows = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [[Double]],
+              rows.count == times.count, rows.allSatisfy({ $0.count == 4 })
+        else { throw TestFailure("play.py --seek \(url.path): \(result.standardError)") }
+        return rows.map { ($0[0], Int($0[1]), Int($0[2]), Int($0[3])) }
+    }
+
     private static func report(_ line: Substring) throws -> Report? {
         guard let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
         return Report(readyState: json["readyState"] as? Int ?? 0,

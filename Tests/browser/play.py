@@ -3,9 +3,12 @@
 
 Usage: play.py FILE [SECONDS]
        play.py --many SECONDS FILE...
+       play.py --seek FILE TIME...
 Prints one JSON object per file (one line each, in order): readyState, videoWidth,
 videoHeight, duration, the currentTime before and after playing, and any media
-error code. --many plays the files one after another in one browser.
+error code. --many plays the files one after another in one browser. --seek prints
+one JSON list instead: for each time, [currentTime, r, g, b] of the picture's centre
+after seeking there (what the browser shows, its edit lists applied).
 Runs Debian's chromium through chromedriver at /usr/bin/chromedriver, so
 nothing is downloaded.
 """
@@ -43,8 +46,42 @@ def play(driver, media, wait):
     return result
 
 
+def seek(driver, media, times):
+    page = pathlib.Path(tempfile.mkdtemp()) / "seek.html"
+    page.write_text(f'<!doctype html><video id="v" muted playsinline preload="auto" src="{media.as_uri()}"></video>'
+                    '<canvas id="c" width="16" height="16"></canvas>')
+    driver.get(page.as_uri())
+    driver.set_script_timeout(30)
+    shown = []
+    for moment in times:
+        shown.append(driver.execute_async_script("""
+            const t = arguments[0], done = arguments[arguments.length - 1], v = document.getElementById('v');
+            const go = () => {
+                const draw = () => {
+                    const c = document.getElementById('c').getContext('2d');
+                    c.drawImage(v, 0, 0, 16, 16);
+                    const p = c.getImageData(8, 8, 1, 1).data;
+                    done([v.currentTime, p[0], p[1], p[2]]);
+                };
+                // Draw once the sought picture is presented (or after 500 ms without a callback).
+                v.onseeked = () => {
+                    if (!v.requestVideoFrameCallback) { draw(); return; }
+                    let drawn = false;
+                    v.requestVideoFrameCallback(() => { if (!drawn) { drawn = true; draw(); } });
+                    setTimeout(() => { if (!drawn) { drawn = true; draw(); } }, 500);
+                };
+                v.currentTime = t;
+            };
+            if (v.readyState >= 1) go(); else v.onloadedmetadata = go;
+        """, moment))
+    return shown
+
+
 def main():
-    if sys.argv[1] == "--many":
+    seeking = sys.argv[1] == "--seek"
+    if seeking:
+        files = [pathlib.Path(sys.argv[2]).resolve()]
+    elif sys.argv[1] == "--many":
         wait = float(sys.argv[2])
         files = [pathlib.Path(name).resolve() for name in sys.argv[3:]]
     else:
@@ -58,6 +95,9 @@ def main():
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
         driver.set_page_load_timeout(30)
+        if seeking:
+            print(json.dumps(seek(driver, files[0], [float(t) for t in sys.argv[3:]])), flush=True)
+            return
         for media in files:
             print(json.dumps(play(driver, media, wait)), flush=True)
     finally:

@@ -60,3 +60,18 @@ extension Packet {
     /// Sets the packet's duration in its current time base.
     package func setDuration(_ ticks: Int64) { pointer.pointee.duration = ticks }
 }
+
+extension Packet {
+    /// Whether the demuxer marks the packet as needed only to decode others, not to be shown
+    /// (`AV_PKT_FLAG_DISCARD`): what a source's edit list hides before its start or after its end.
+    package var isDiscarded: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
+
+    /// Clears the discard mark, for a copy whose own edit list does the hiding.
+    package func clearDiscarded() { pointer.pointee.flags &= ~AV_PKT_FLAG_DISCARD }
+
+    /// Sets the presentation and decode timestamps (in the packet's current time base).
+    package func setTimestamps(presentation: Int64, decode: Int64) {
+        pointer.pointee.pts = presentation
+        pointer.pointee.dts = decode
+    }
+}

@@ -86,13 +86,16 @@ package struct ExportCheck: Sendable {
         }
     }
 
-    /// What a player shows of an MP4 or QuickTime stream: its packets, ended where the edit
-    /// list ends the track. The last picture of an export whose end falls between two frames
-    /// is stored whole, and the edit list cuts it at the end (the stream's duration).
+    /// What a player shows of an MP4 or QuickTime stream: its packets from the timeline's
+    /// start, ended where the edit list ends the track. Packets an edit list hides before its
+    /// start (the frames a copy starting between keyframes needs, AAC priming) come out before
+    /// 0 and are never shown. The last picture of an export whose end falls between two
+    /// frames is stored whole, and the edit list cuts it at the end (the stream's duration).
     private static func presented(_ extent: PacketExtent, by stream: StreamInfo) -> PacketExtent {
-        guard stream.duration.isNumeric, stream.duration > .zero else { return extent }
         var shown = extent
-        shown.end = min(extent.end, extent.start + stream.duration)
+        shown.start = max(extent.start, .zero)
+        guard stream.duration.isNumeric, stream.duration > .zero else { return shown }
+        shown.end = min(extent.end, shown.start + stream.duration)
         return shown
     }
 

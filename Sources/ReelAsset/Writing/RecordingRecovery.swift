@@ -49,7 +49,7 @@ public enum RecordingRecovery {
             throw ReelError(.fileNotFound, "the folder \(folder.path) does not exist", subject: destination.path)
         }
         return try copy(demuxer, from: source, to: destination, fileType: fileType, earlier: [:], duration: nil,
-                        optimizeForNetworkUse: true)
+                        optimizeForNetworkUse: true, honoursEditLists: true)
     }
 
     /// Turns a finished fragmented recording into an ordinary file at `destination`: the
@@ -60,21 +60,30 @@ public enum RecordingRecovery {
     package static func complete(_ source: URL, to destination: URL, fileType: FileType, earlier: [Int: MediaTime],
                                  duration: MediaTime?, optimizeForNetworkUse: Bool) throws(ReelError) {
         let demuxer = try Demuxer(path: source.path)
+        // The writer's own recording hides nothing but the AAC priming, which the muxer's edit
+        // list hides once `earlier` moves it before 0: no second pass over the index, which
+        // cost the next segment's capture frames under load (the seed's segments).
         _ = try copy(demuxer, from: source, to: destination, fileType: fileType, earlier: earlier, duration: duration,
-                     optimizeForNetworkUse: optimizeForNetworkUse)
+                     optimizeForNetworkUse: optimizeForNetworkUse, honoursEditLists: false)
     }
 
     private static func copy(_ demuxer: Demuxer, from source: URL, to destination: URL, fileType: FileType,
                              earlier: [Int: MediaTime], duration: MediaTime?,
-                             optimizeForNetworkUse: Bool) throws(ReelError) -> Report {
+                             optimizeForNetworkUse: Bool, honoursEditLists: Bool) throws(ReelError) -> Report {
         let path = source.path
         let copied = demuxer.streams.filter { $0.mediaType == .video || $0.mediaType == .audio }
         let fileSize = demuxer.fileSize
         let folder = destination.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(
             ".\(destination.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(destination.pathExtension)")
+        // The index-first copy MovieIndex may write beside it, removed too if the process is stopped.
+        let indexCopy = URL(fileURLWithPath: temporary.path + ".index")
         InProgressFiles.add(temporary)
-        defer { InProgressFiles.remove(temporary) }
+        InProgressFiles.add(indexCopy)
+        defer {
+            InProgressFiles.remove(temporary)
+            InProgressFiles.remove(indexCopy)
+        }
         do throws(ReelError) {
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
             var outputs: [Int: Int] = [:]
@@ -91,8 +100,21 @@ public enum RecordingRecovery {
                 for stream in demuxer.streams where outputs[stream.index] == nil {
                     demuxer.setDiscarded(true, streamIndex: stream.index)
                 }
-                try muxer.writeHeader(options: optimizeForNetworkUse && fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
-            } catch where error.code != .diskFull && error.code != .io && error.code != .permissionDenied {
+                if honoursEditLists {
+                    // The index goes in front after the edit lists are set (MovieIndex), not through +faststart.
+                    let videoBase = copied.first { $0.mediaType == .video }?.timeBase ?? Rational(1, 1000)
+                    try muxer.writeHeader(options: MovieIndex.movieTimescaleOptions(videoTimeBase: videoBase, for: fileType.muxerName))
+                } else {
+                    try muxer.writeHeader(options: optimizeForNetworkUse && fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
+                }
+            } catch {
+                // The output that cannot be created or written (a full disk, no permission)
+                // is said as it is; what the muxer refuses is said about the recording.
+                let ioCodes: Set<Int32> = [-5, -13, -28, -30, -122]  // AVERROR(EIO, EACCES, ENOSPC, EROFS, EDQUOT)
+                if [.diskFull, .io, .permissionDenied].contains(error.code) || error.operation == "avio_open"
+                    || error.ffmpegCode.map(ioCodes.contains) == true {
+                    throw error
+                }
                 let codecs = copied.map { "\($0.mediaType) \($0.codecName)" }.joined(separator: ", ")
                 throw ReelError(.unsupported,
                                 "its tracks (\(codecs)) cannot be copied as they are into a .\(destination.pathExtension) file; try another -o extension (.mov takes more codecs)",
@@ -104,6 +126,10 @@ public enum RecordingRecovery {
             var dropped = 0
             var end = MediaTime.zero
             var damaged = false
+            // Per copied stream: the first decode time, and the span the source's edit list
+            // shows (packets it hides are copied, as later ones may need them).
+            var firstDecode: [Int: MediaTime] = [:]
+            var shown: [Int: MediaTimeRange] = [:]
             while true {
                 let more: Bool
                 do throws(ReelError) {
@@ -131,16 +157,38 @@ public enum RecordingRecovery {
                 let stop = base.time(packet.presentationTimestamp + max(packet.durationTicks, 0)) + offset
                 if stop.isNumeric { end = max(end, stop) }
                 if demuxer.streams[packet.streamIndex].mediaType == .video { frames += 1 }
+                let decode = base.time(packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp
+                                                                                     : packet.presentationTimestamp) + offset
+                if firstDecode[output] == nil, decode.isNumeric { firstDecode[output] = decode }
+                // Hidden: what the reader marks, and what it (or `earlier`) moved before the
+                // edit's start (AAC priming too); a packet across the start shows from there.
+                let start = max(begin, .zero)
+                if !packet.isDiscarded, start.isNumeric, stop.isNumeric, stop > .zero {
+                    shown[output] = shown[output].map { MediaTimeRange(start: min($0.start, start), end: max($0.end, stop)) }
+                        ?? MediaTimeRange(start: start, end: stop)
+                }
                 try muxer.writeCopy(packet, streamIndex: output, source: base, offset: offset, join: &join)
             }
             guard frames > 0 else {
                 throw ReelError(.invalidData, "holds no complete video frame: nothing to recover", subject: path)
             }
             try muxer.finish()
+            if honoursEditLists, fileType.isISOBaseMedia {
+                // What the source's edit lists show. (A fragmented file's edit list is not read for
+                // its end: FFmpeg's muxer sets it to the samples in the index, not the fragments'.)
+                var edits: [Int: [EditListEntry]] = [:]
+                for (stream, range) in shown {
+                    guard let decode = firstDecode[stream] else { continue }
+                    let lead = range.start > .zero ? [EditListEntry(start: .zero, end: range.start, mediaStart: nil)] : []
+                    edits[stream] = lead + [EditListEntry(start: range.start, end: range.end, mediaStart: range.start - decode)]
+                }
+                try MovieIndex.rewrite(temporary.path, edits: edits, indexFirst: true)
+            }
             try AssetWriter.moveIntoPlace(temporary, destination: destination)
             return Report(duration: end, videoFrames: frames, droppedSamples: dropped)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
+            try? FileManager.default.removeItem(at: indexCopy)
             throw error.renamingSubject(temporary.path, to: destination.path)
         }
     }

@@ -62,6 +62,7 @@ struct ComposeCommand: Command {
         }
         try OutputGuard.refuse(output: url, replacing: inputs)
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: built.preset)
+        if preset == .passthrough, let refusal = description.passthroughRefusal(subject: specURL.path) { throw refusal }
         let session = ExportSession(composition: built.composition, preset: preset)
         session.outputURL = url
         session.outputFileType = type

@@ -6,15 +6,11 @@ import ReelCore
 /// write should start and end, from the segments they laid out. Kept here so that each path
 /// needs one line to check its output.
 enum ExportPlans {
-    /// Whole clips copied end to end: the picture ends where the last clip's picture ends on
-    /// the timeline, the sound where its sound does.
-    static func passthrough(_ segments: [CompositionTrackSegment], withAudio: Bool) -> ExportCheck? {
-        guard let last = segments.last, let source = last.sourceURL, let asset = try? Asset(url: source),
-              let video = asset.tracks(withMediaType: .video).first else { return nil }
-        let offset = last.timeMapping.target.start - last.timeMapping.source.start
-        let audio = withAudio ? asset.tracks(withMediaType: .audio).first : nil
-        return ExportCheck(video: MediaTimeRange(start: .zero, end: offset + video.timeRange.end),
-                           audio: audio.map { MediaTimeRange(start: .zero, end: offset + $0.timeRange.end) })
+    /// Clips copied end to end, each shown by an edit-list entry of its own: the picture
+    /// shows the timeline up to `end` (where the last clip's entry ends), and the sound,
+    /// encoded once, is cut to the same end.
+    static func passthrough(end: MediaTime, withAudio: Bool) -> ExportCheck {
+        ExportCheck(both: MediaTimeRange(start: .zero, end: end), hasAudio: withAudio)
     }
 
     /// A slow-down copied with its timestamps stretched: each track's range, stretched.

@@ -47,8 +47,7 @@ public final class ExportSession: @unchecked Sendable {
     private var cancelled = false
     private var _notes: [String] = []
 
-    /// What the export left out and why (the passthrough preset drops audio that not every
-    /// clip has), for the caller to show.
+    /// What the export left out and why, for the caller to show.
     public var warnings: [String] { lock.withLock { _notes } }
 
     /// 0 to 1 while exporting. `progress`.
@@ -177,7 +176,7 @@ public final class ExportSession: @unchecked Sendable {
     private func run(progressHandler: (@Sendable (Double) -> Void)?) throws(ReelError) {
         guard let outputURL else { throw ReelError(.invalidArgument, "set outputURL before exporting", subject: "outputURL") }
         if preset == .passthrough {
-            let notes = try PassthroughExport.export(composition, to: outputURL, fileType: outputFileType,
+            let notes = try PassthroughExport.export(composition, audioMix: audioMix, to: outputURL, fileType: outputFileType,
                                                      optimizeForNetwork: shouldOptimizeForNetworkUse)
             lock.withLock { _notes = notes }
             return

@@ -5,7 +5,8 @@ public import ReelCore
 
 /// Joins recordings of the same camera end to end into one file, the way a short-video
 /// app saves its held segments: the video's packets are copied (nothing decoded or
-/// encoded), and the audio is re-encoded as one continuous stream, each segment's cut to
+/// encoded), each segment shown by an edit-list entry of its own (what its edit list hid
+/// stays hidden), and the audio is re-encoded as one continuous stream, each segment's cut to
 /// exactly the length of its pictures. So the sound neither drifts from the pictures
 /// (each file's own AAC priming would add 21 ms a join to a copy) nor clicks: each join
 /// gets a 2.5 ms fade out and in.
@@ -44,8 +45,14 @@ public enum SegmentMerge {
         let channels = min(max(parts.compactMap(\.audio).map(\.channelCount).max() ?? 0, 0), 2)
         let folder = url.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(url.pathExtension)")
+        // The index-first copy MovieIndex may write beside it, removed too if the process is stopped.
+        let indexCopy = URL(fileURLWithPath: temporary.path + ".index")
         InProgressFiles.add(temporary)
-        defer { InProgressFiles.remove(temporary) }
+        InProgressFiles.add(indexCopy)
+        defer {
+            InProgressFiles.remove(temporary)
+            InProgressFiles.remove(indexCopy)
+        }
         var end = MediaTime.zero
         do throws(ReelError) {
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
@@ -56,22 +63,15 @@ public enum SegmentMerge {
             }
             let lane = channels > 0 ? try AudioEncodingLane(channels: channels, muxer: muxer) : nil
             muxer.setMetadata("creation_time", Date.ISO8601FormatStyle().format(Date()))
-            try muxer.writeHeader(options: fileType.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
-            let packet = try Packet()
-            var join = StreamJoin()
+            // The index goes in front once the edit lists are in it (MovieIndex), not through +faststart.
+            try muxer.writeHeader(options: MovieIndex.movieTimescaleOptions(
+                videoTimeBase: first.demuxer.streams[first.video.streamIndex].timeBase, for: fileType.muxerName))
+            let copier = try VideoCopyLane(muxer: muxer, streamIndex: videoOut)
             for (index, part) in parts.enumerated() {
                 let start = end
                 end = start + part.video.timeRange.duration
-                join.beginClip()
-                for stream in part.demuxer.streams.indices where stream != part.video.streamIndex {
-                    part.demuxer.setDiscarded(true, streamIndex: stream)
-                }
-                let timeBase = part.demuxer.streams[part.video.streamIndex].timeBase
-                while try part.demuxer.read(into: packet) {
-                    guard packet.streamIndex == part.video.streamIndex else { continue }
-                    try muxer.writeCopy(packet, streamIndex: videoOut, source: timeBase, offset: start - part.video.timeRange.start,
-                                        join: &join)
-                }
+                // Each segment shows what its own edit list shows, nothing it hides.
+                try copier.copy(from: part.demuxer, stream: part.video.streamIndex, range: part.video.timeRange, at: start)
                 if let lane {
                     let first = Self.sampleIndex(start), last = Self.sampleIndex(end)
                     let samples = try audio(of: part.asset, track: part.audio, from: part.video.timeRange.start,
@@ -82,11 +82,13 @@ public enum SegmentMerge {
             }
             try lane?.finish()
             try muxer.finish()
-            // Picture and sound both over the joined pictures.
+            try copier.writeEdits(to: temporary.path, indexFirst: fileType.isISOBaseMedia)
+            // Picture and sound both over the joined pictures, checked as the edit lists show them.
             try ExportCheck(both: MediaTimeRange(start: .zero, duration: end), hasAudio: lane != nil).verify(temporary, as: url)
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
+            try? FileManager.default.removeItem(at: indexCopy)
             throw error.about(url.path)
         }
         return end

@@ -24,8 +24,14 @@ public enum StretchedCopy {
         let stretch = Self.fraction(1 / rate)
         let folder = url.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(url.pathExtension)")
+        // The index-first copy MovieIndex may write beside it, removed too if the process is stopped.
+        let indexCopy = URL(fileURLWithPath: temporary.path + ".index")
         InProgressFiles.add(temporary)
-        defer { InProgressFiles.remove(temporary) }
+        InProgressFiles.add(indexCopy)
+        defer {
+            InProgressFiles.remove(temporary)
+            InProgressFiles.remove(indexCopy)
+        }
         do throws(ReelError) {
             let demuxer = try Demuxer(path: asset.url.path, probing: false)
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
@@ -43,14 +49,18 @@ public enum StretchedCopy {
             for stream in demuxer.streams.indices where stream != video.streamIndex {
                 demuxer.setDiscarded(true, streamIndex: stream)
             }
-            try muxer.writeHeader(options: fileType == .mp4 || fileType == .mov || fileType == .m4v ? ["movflags": "+faststart"] : [:])
+            // The index goes in front after its edit list is set (below), not through +faststart.
+            try muxer.writeHeader(options: MovieIndex.movieTimescaleOptions(
+                videoTimeBase: demuxer.streams[video.streamIndex].timeBase, for: fileType.muxerName))
             let packet = try Packet()
             let timeBase = demuxer.streams[video.streamIndex].timeBase
             let total = max(asset.duration.seconds, 0.001)
+            var firstDecode: MediaTime?
             while try demuxer.read(into: packet) {
                 guard packet.streamIndex == video.streamIndex else { continue }
                 let sourceTime = timeBase.time(packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp
                                                                                             : packet.presentationTimestamp)
+                if firstDecode == nil, sourceTime.isNumeric { firstDecode = sourceTime }
                 try muxer.writeStretched(packet, streamIndex: videoOut, source: timeBase, stretch: stretch)
                 // Audio up to the same (stretched) time, so the file interleaves.
                 if sourceTime.isNumeric {
@@ -60,11 +70,23 @@ public enum StretchedCopy {
             }
             try audio?.finish()
             try muxer.finish()
+            if fileType.isISOBaseMedia, let firstDecode {
+                // The muxer's edit list would show every copied frame, those the source's own edit
+                // list hides too (before its start, after its end): show the source's range, stretched.
+                func stretched(_ time: MediaTime) -> MediaTime {
+                    time.multiplied(byRatio: Int64(stretch.numerator), divisor: Int64(stretch.denominator))
+                }
+                let shown = EditListEntry(start: .zero, end: stretched(video.timeRange.duration),
+                                          mediaStart: stretched(video.timeRange.start - firstDecode))
+                try MovieIndex.rewrite(temporary.path, edits: [videoOut: [shown]], indexFirst: true)
+            }
+            // Checked as the edit list shows it.
             try ExportPlans.stretched(asset, stretch: Double(stretch.numerator) / Double(stretch.denominator))
                 .verify(temporary, as: url)
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
+            try? FileManager.default.removeItem(at: indexCopy)
             throw error.renamingSubject(temporary.path, to: url.path)
         }
     }

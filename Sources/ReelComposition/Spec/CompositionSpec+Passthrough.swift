@@ -1,0 +1,28 @@
+public import ReelCore
+
+extension CompositionSpec {
+    /// What the passthrough preset cannot honour in this spec, as an error naming the key,
+    /// or nil. Passthrough copies the clips' pictures as they are and lays them end to end,
+    /// so it refuses anything that changes pictures or their timing: `renderSize`,
+    /// `frameRate`, `overlays`, a clip's `speed` and a clip's `transition`. Everything else
+    /// it honours: ranges start and end anywhere (the copy starts at the keyframe before and
+    /// edit lists hide the rest), and the sound (clip volume, music) is mixed and encoded
+    /// as with any preset.
+    /// - Parameter subject: what the error's subject starts with (the spec file's path).
+    public func passthroughRefusal(subject: String) -> ReelError? {
+        func refusal(_ key: String, _ why: String) -> ReelError {
+            ReelError(.unsupported, "\(why); the passthrough preset copies the pictures as they are, so use a sized preset",
+                      subject: "\(subject): \(key)")
+        }
+        if renderSize != nil { return refusal("renderSize", "sets a frame size") }
+        if frameRate != nil { return refusal("frameRate", "sets a frame rate") }
+        if let overlays, !overlays.isEmpty { return refusal("overlays", "draws over the pictures") }
+        for (index, clip) in clips.enumerated() {
+            if let speed = clip.speed, speed != 1 { return refusal("clips[\(index)].speed", "changes the clip's speed") }
+            if let transition = clip.transition, transition.type != "none", index < clips.count - 1 {
+                return refusal("clips[\(index)].transition", "mixes two clips' pictures")
+            }
+        }
+        return nil
+    }
+}
