@@ -446,17 +446,24 @@ import Testing
         checkClean(result, label: "dissolve:0x10", naming: "--transition", outputFolder: out)
     }
 
-    /// A merge's note starts like every other line reel prints: "reel merge:", not "merge:".
-    @Test func mergeWarningsNameTheCommand() throws {
+    /// A passthrough merge of a clip with sound and one without used to leave the sound out
+    /// with a note; the sound is now encoded once for the whole merge, so the silent clip
+    /// gets silence and nothing is left out: no note, and sound as long as the picture.
+    /// (Any note reel prints starts "reel merge:", as every other line does.)
+    @Test func passthroughMergeOfASilentClipKeepsItsSound() throws {
         let silent = folder.appendingPathComponent("silent.mp4")
         try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=1",
                                   "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-an", silent.path])
         let out = folder.appendingPathComponent("merged.mp4")
         let result = try ProcessRunner.reel(["merge", clip.path, silent.path, "--preset", "passthrough", "-o", out.path])
         #expect(result.status == 0, "\(result.standardError)")
-        let notes = result.standardError.split(separator: "\n").filter { $0.contains("audio left out") }
-        #expect(!notes.isEmpty, "no note: \(result.standardError)")
+        #expect(!result.standardError.contains("left out"), "\(result.standardError)")
+        let notes = result.standardError.split(separator: "\n").filter { !$0.hasPrefix("wrote ") && !$0.isEmpty }
         #expect(notes.allSatisfy { $0.hasPrefix("reel merge: ") }, "\(notes)")
+        let probe = try FFprobe.probe(out)
+        let video = probe.streams(ofType: "video").first?.duration ?? 0
+        let audio = probe.streams(ofType: "audio").first?.duration ?? 0
+        #expect(video > 0 && abs(audio - video) <= 1024.0 / 48000, "video \(video) s, audio \(audio) s")
     }
 
     @Test func recoverSpeaksOfTheInputNotTheMuxer() throws {
