@@ -130,13 +130,7 @@ public class Player: @unchecked Sendable {
 
     /// Plays `item` from its start instead (or nothing, for nil), keeping the rate. `replaceCurrentItem(with:)`.
     public func replaceCurrentItem(with item: PlayerItem?) {
-        let old = settings.withLock { settings -> PlayerItem? in
-            let old = settings.item
-            settings.item = item
-            return old
-        }
-        old?.setPlayer(nil)
-        item?.setPlayer(self)
+        swapItem(for: item)
         let host = clock.hostTime
         machine.withLock { $0.replaceItem(hasItem: item != nil, at: host) }
         timeJumped()
@@ -324,6 +318,14 @@ public class Player: @unchecked Sendable {
 
     /// Makes `item` current as the one after `ended`, its start at the moment `ended` ended.
     func advance(from ended: PlayerItem, to item: PlayerItem?) {
+        swapItem(for: item)
+        let end = ended.endTime
+        machine.withLock { $0.advance(hasItem: item != nil, end: end) }
+        timeJumped()
+    }
+
+    /// Makes `item` the current item and moves the player's link from the old one to it.
+    private func swapItem(for item: PlayerItem?) {
         let old = settings.withLock { settings -> PlayerItem? in
             let old = settings.item
             settings.item = item
@@ -331,9 +333,6 @@ public class Player: @unchecked Sendable {
         }
         old?.setPlayer(nil)
         item?.setPlayer(self)
-        let end = ended.endTime
-        machine.withLock { $0.advance(hasItem: item != nil, end: end) }
-        timeJumped()
     }
 
     /// Observers after a seek, a rate change or a new item: each periodic one fires now.
