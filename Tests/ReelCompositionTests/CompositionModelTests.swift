@@ -61,6 +61,36 @@ import Testing
         #expect(verdict.worstPlacement < 0.001 && verdict.worstOffset < 0.001, "\(verdict)")
     }
 
+    /// Issue 14: in a 29.97 fps merge with 0.4 s dissolves (11.988 frames), clips 2 and 3
+    /// started 0.4 and 0.8 ms after an output frame, so every picture of theirs showed a frame
+    /// late (flash to click 32.9 ms). A clip that starts inside a transition now starts on a
+    /// whole output frame, and its flashes land on the output frame that shows them.
+    @Test func clipsStartingInATransitionStartOnTheOutputFrameGrid() throws {
+        let kind = FlashClick(rate: (30000, 1001), sampleRate: 44100)
+        let url = directory.appendingPathComponent("ntsc-merge.mp4")
+        try kind.write(to: url)
+        let asset = try Asset(url: url)
+        let dissolve = Transition.dissolve(duration: MediaTime(value: 2, timescale: 5))
+        let sequence = try ClipSequence(clips: Array(repeating: ClipSequence.Clip(pictureOf: asset), count: 3), transitions: [dissolve])
+        let grid = sequence.videoComposition.frameDuration
+        #expect(grid == MediaTime(value: 1001, timescale: 30000))
+        for range in sequence.clipRanges {
+            let frames = range.start.scaled(by: MediaTime(value: 1, timescale: 1), over: grid)
+            #expect(frames.convertScale(1) == frames, "a clip starts at \(range.start.seconds) s, \(frames.seconds) frames")
+        }
+        // Each clip still overlaps the one before by 0.4 s, to within half a frame.
+        for (before, after) in zip(sequence.clipRanges, sequence.clipRanges.dropFirst()) {
+            #expect(abs((before.end - after.start).seconds - 0.4) <= grid.seconds / 2)
+        }
+        let out = directory.appendingPathComponent("ntsc-merge-out.mp4")
+        try sequence.exportSession(preset: .mediumQuality, to: out, fileType: .mp4).exportSynchronously()
+        let expected = sequence.clipRanges.flatMap { range in kind.events.map { range.start.seconds + $0 } }
+        let verdict = SyncMeter.judge(try SyncMeter.measure(out), expected: expected,
+                                      duration: (sequence.clipRanges.last?.end ?? .zero).seconds)
+        #expect(verdict.failures().isEmpty, "\(verdict)")
+        #expect(verdict.worstOffset < 0.001 && verdict.worstPlacement < 0.001, "\(verdict)")
+    }
+
     @Test func removeAndScaleAreExact() throws {
         let composition = MutableComposition()
         let track = try #require(composition.addMutableTrack(withMediaType: .video))

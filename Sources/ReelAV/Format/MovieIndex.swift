@@ -287,6 +287,14 @@ package enum MovieIndex {
         return Box(type: type, body: [], children: children)
     }
 
+    /// Whether the file at `path` is a fragmented MP4 or QuickTime file (a top-level `moof`),
+    /// as a recording's `.partial` file is; false when it cannot be read.
+    package static func isFragmented(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return ((try? topLevel(handle, path: path)) ?? []).contains { $0.type == "moof" }
+    }
+
     private static func headerSize(_ bytes: [UInt8]) -> Int { bytes.count >= 4 && u32(bytes, 0) == 1 ? 16 : 8 }
 
     private static func topLevel(_ handle: FileHandle, path: String) throws(ReelError) -> [TopBox] {

@@ -48,8 +48,41 @@ public enum RecordingRecovery {
         guard FileManager.default.fileExists(atPath: folder.path) else {
             throw ReelError(.fileNotFound, "the folder \(folder.path) does not exist", subject: destination.path)
         }
-        return try copy(demuxer, from: source, to: destination, fileType: fileType, earlier: [:], duration: nil,
-                        optimizeForNetworkUse: true, honoursEditLists: true)
+        return try copy(demuxer, from: source, to: destination, fileType: fileType, earlier: primingInView(path, demuxer.streams),
+                        duration: nil, optimizeForNetworkUse: true, honoursEditLists: true)
+    }
+
+    /// The AAC priming a writer's `.partial` file leaves in view, per stream, to be moved
+    /// before 0 (where the copy's edit list hides it, as a finished recording's does).
+    ///
+    /// A fragmented file's index is written before its first sample, so it cannot hide the
+    /// encoder's priming with an edit list. FFmpeg's muxer shifts every track by the priming
+    /// (its video starts one AAC frame after 0); ``AssetWriter`` shifts the sound alone, so
+    /// that picture and sound both start at 0 and the sound is one AAC frame late (21.3 ms
+    /// at 48 kHz) until the finished file takes the shift back. A recovered `.partial` kept
+    /// that lag. So: in a fragmented file whose video and AAC sound both start at exactly 0,
+    /// with nothing hidden, the first AAC frame (1024 samples, FFmpeg's encoder's priming and
+    /// the writer's shift) is the priming.
+    static func primingInView(_ path: String, _ streams: [StreamInfo]) -> [Int: MediaTime] {
+        let aac = streams.filter { $0.mediaType == .audio && $0.codecName == "aac" && $0.sampleRate > 0 }
+        guard !aac.isEmpty, streams.contains(where: { $0.mediaType == .video }), MovieIndex.isFragmented(path),
+              let demuxer = try? Demuxer(path: path), let packet = try? Packet() else { return [:] }
+        // Each stream's first packet: whether it starts at 0 with nothing hidden.
+        var startsAtZero: [Int: Bool] = [:]
+        let wanted = Set(streams.filter { $0.mediaType == .video || $0.mediaType == .audio }.map(\.index))
+        var read = 0
+        while startsAtZero.count < wanted.count, read < 1000, (try? demuxer.read(into: packet)) == true {
+            read += 1
+            guard wanted.contains(packet.streamIndex), startsAtZero[packet.streamIndex] == nil else { continue }
+            startsAtZero[packet.streamIndex] = packet.presentationTimestamp == 0 && !packet.isDiscarded
+        }
+        let videoAtZero = streams.contains { $0.mediaType == .video && startsAtZero[$0.index] == true }
+        guard videoAtZero else { return [:] }
+        var earlier: [Int: MediaTime] = [:]
+        for stream in aac where startsAtZero[stream.index] == true {
+            earlier[stream.index] = MediaTime(value: 1024, timescale: Int32(clamping: stream.sampleRate))
+        }
+        return earlier
     }
 
     /// Turns a finished fragmented recording into an ordinary file at `destination`: the

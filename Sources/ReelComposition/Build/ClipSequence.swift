@@ -56,9 +56,23 @@ public struct ClipSequence: Sendable {
     }
 
     /// A sequence of clips with ranges and speeds.
-    public init(clips: [Clip], transitions: [Transition] = [.none], renderSize: Size? = nil) throws(ReelError) {
+    /// - Parameters:
+    ///   - clips: the clips, in order.
+    ///   - transitions: the transition after each clip but the last; repeated when shorter.
+    ///   - renderSize: the frame size; the first clip's displayed size when nil.
+    ///   - frameDuration: the output's frame duration; the first clip's rate (as
+    ///     ``VideoComposition/init(propertiesOf:)`` chooses it) when nil. A clip that starts
+    ///     inside a transition starts on a whole output frame (see ``frameGridStart(_:grid:within:)``).
+    /// - Throws: ``ReelError`` naming the clip (`clips[2]`) that has no video, is too short for
+    ///   its transitions, or has a range or speed out of bounds.
+    public init(clips: [Clip], transitions: [Transition] = [.none], renderSize: Size? = nil,
+                frameDuration: MediaTime? = nil) throws(ReelError) {
         let assets = clips.map(\.asset)
         guard !assets.isEmpty else { throw ReelError(.invalidArgument, "no clips", subject: "clips") }
+        let firstVideo = assets[0].tracks(withMediaType: .video).first
+        let grid = frameDuration.flatMap { $0.isNumeric && $0 > .zero ? $0 : nil }
+            ?? VideoComposition.frameDuration(nominalFrameRate: firstVideo?.nominalFrameRate ?? 0,
+                                              minFrameDuration: firstVideo?.minFrameDuration)
         let composition = MutableComposition()
         let videoTracks = [composition.addMutableTrack(withMediaType: .video), composition.addMutableTrack(withMediaType: .video)]
             .compactMap { $0 }
@@ -96,6 +110,14 @@ public struct ClipSequence: Sendable {
                                 "lasts \(duration.seconds) s, too short for transitions of \(before.seconds) s and \(transition.duration.seconds) s",
                                 subject: "\(name) \(asset.url.path)")
             }
+            if before > .zero, let previous = ranges.last {
+                // Inside the transition, the clip starts on a whole output frame, so its frames
+                // fall on the output's (clips 2 and 3 of a 29.97 fps merge with 0.4 s overlaps
+                // sat 0.4 ms after a frame, and every picture showed a frame late). It stays
+                // after the clip before the last on its track, and inside the one before it.
+                let earliest = ranges.count > 1 ? ranges[ranges.count - 2].end : previous.start
+                cursor = Self.frameGridStart(cursor, grid: grid, within: MediaTimeRange(start: earliest, end: previous.end))
+            }
             let videoTrack = videoTracks[index % 2]
             // As AVFoundation code must: a composition track's transform is only what is set.
             if videoTrack.segments.isEmpty { videoTrack.preferredTransform = video.preferredTransform }
@@ -119,6 +141,7 @@ public struct ClipSequence: Sendable {
         }
         var video = VideoComposition(propertiesOf: composition)
         if let renderSize { video.renderSize = renderSize }
+        if frameDuration != nil { video.frameDuration = grid }
         let size = video.renderSize
         // The fit of every clip, by its own orientation.
         let fits = assets.map { asset -> ReelCore.AffineTransform in
@@ -182,6 +205,19 @@ public struct ClipSequence: Sendable {
         videoComposition = video
         audioMix = mix
         clipRanges = ranges
+    }
+
+    /// `time` moved to the nearest whole multiple of `grid`, when that lies in `bounds` (its
+    /// end excluded); else `time` unchanged. Exact: the times are rational.
+    static func frameGridStart(_ time: MediaTime, grid: MediaTime, within bounds: MediaTimeRange) -> MediaTime {
+        guard time.isNumeric, grid.isNumeric, grid > .zero else { return time }
+        let frames = time.scaled(by: MediaTime(value: 1, timescale: 1), over: grid)
+        guard frames.isNumeric else { return time }
+        let whole = frames.convertScale(1, method: .roundHalfAwayFromZero)
+        guard whole.isNumeric else { return time }
+        let snapped = grid * whole.value
+        guard snapped.isNumeric, snapped >= bounds.start, snapped < bounds.end else { return time }
+        return snapped
     }
 
     /// A speed as an exact fraction (a time of `p/q` seconds standing for p/q): 1/16 is

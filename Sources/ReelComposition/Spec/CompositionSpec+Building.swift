@@ -84,20 +84,22 @@ extension CompositionSpec {
             }
             presetValue = found
         }
-        let sequence: ClipSequence
-        do {
-            sequence = try ClipSequence(clips: sequenceClips, transitions: transitions.isEmpty ? [.none] : transitions,
-                                        renderSize: size)
-        } catch {
-            throw error
-        }
-        var video = sequence.videoComposition
+        var frameDuration: MediaTime?
         if let rate = frameRate {
             guard rate >= 1, rate <= 240 else {
                 throw ReelError(.invalidArgument, "wants 1 to 240 frames a second, not \(rate)", subject: "frameRate")
             }
-            video.frameDuration = VideoComposition.frameDuration(forRate: rate)
+            frameDuration = VideoComposition.frameDuration(forRate: rate)
         }
+        let sequence: ClipSequence
+        do {
+            // The sequence puts the clips that start inside a transition on this frame grid.
+            sequence = try ClipSequence(clips: sequenceClips, transitions: transitions.isEmpty ? [.none] : transitions,
+                                        renderSize: size, frameDuration: frameDuration)
+        } catch {
+            throw error
+        }
+        var video = sequence.videoComposition
         if let overlays, !overlays.isEmpty {
             let root = OverlayLayer(frame: Rect(origin: .zero, size: video.renderSize))
             for (index, overlay) in overlays.enumerated() {

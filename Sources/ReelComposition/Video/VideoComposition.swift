@@ -72,13 +72,23 @@ public struct VideoComposition: Sendable {
             instructions.append(VideoCompositionInstruction(timeRange: range, layerInstructions: layers))
         }
         let nominal = tracks.map(\.nominalFrameRate).first { $0 > 0 } ?? 30
-        // A variable-rate clip's average rate undersamples its bursts (10 fps for 0.3 s, then
-        // nothing for 3 s averages 1.4 fps): render at its base rate when that is faster, as
-        // AVFoundation renders at the tracks' minFrameDuration.
-        let base = tracks.map(\.minFrameDuration).first { $0.isNumeric && $0 > .zero }.map { 1 / $0.seconds } ?? 0
-        let rate = base > nominal && base <= 120 ? base : nominal
-        self.init(renderSize: composition.renderSizeGuess, frameDuration: Self.frameDuration(forRate: rate),
+        let minimum = tracks.map(\.minFrameDuration).first { $0.isNumeric && $0 > .zero }
+        self.init(renderSize: composition.renderSizeGuess,
+                  frameDuration: Self.frameDuration(nominalFrameRate: nominal, minFrameDuration: minimum),
                   instructions: instructions)
+    }
+
+    /// The output frame duration for video whose first track has `nominalFrameRate` and
+    /// `minFrameDuration`: what ``init(propertiesOf:)`` renders at, and the grid
+    /// ``ClipSequence`` puts the clips that start inside a transition on.
+    ///
+    /// A variable-rate clip's average rate undersamples its bursts (10 fps for 0.3 s, then
+    /// nothing for 3 s averages 1.4 fps): it renders at its base rate when that is faster, as
+    /// AVFoundation renders at the tracks' minFrameDuration.
+    static func frameDuration(nominalFrameRate: Double, minFrameDuration: MediaTime?) -> MediaTime {
+        let nominal = nominalFrameRate > 0 ? nominalFrameRate : 30
+        let base = minFrameDuration.flatMap { $0.isNumeric && $0 > .zero ? 1 / $0.seconds : nil } ?? 0
+        return frameDuration(forRate: base > nominal && base <= 120 ? base : nominal)
     }
 
     /// 1001/30000 s for 29.97, 1/25 s for 24.88 fps: an NTSC rate (N/1.001) when the rate is
