@@ -101,7 +101,7 @@ let package = Package(
         .target(name: "ReelTestSupport", dependencies: ["ReelCore", "ReelAsset"], path: "Tests/ReelTestSupport",
                 swiftSettings: strict),
         // The sync suite's clip maker and judge for `make bench` (the tests call the same code in-process).
-        .executableTarget(name: "reel-sync-meter", dependencies: ["ReelTestSupport"], path: "Tests/SyncMeter",
+        .executableTarget(name: "reel-sync-meter", dependencies: ["ReelTestSupport", "ReelComposition"], path: "Tests/SyncMeter",
                           swiftSettings: strict),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"], swiftSettings: strict),
         .testTarget(name: "ReelAVTests", dependencies: ["ReelAV", "CFFmpeg", "CFFmpegShims", "CV4L2", "ReelTestSupport"],

@@ -130,3 +130,26 @@ for rate in 0.0625 0.25 0.5 2 3 5 16; do
   row "" ffmpeg "$work/f.mp4" "$e" "$d" --frame-tolerant "${loss[@]}"
   rm -f "$work/r.mp4" "$work/f.mp4"
 done
+
+# Segment merges as a segmented recording saves them (reel-sync-meter segments: SegmentMerge, the
+# video copied and the sound encoded once) beside the concat demuxer's copy: 3 segments, then the
+# 10-minute soak (20 segments of 27–33 s at 29.97 fps, none a whole number of frames long).
+soak=27,31,33,29; soak="$soak,$soak,$soak,$soak,$soak"
+for segcase in "segment merge 3:3,3,3" "segment soak 10 min:$soak"; do
+  label=${segcase%%:*}; lengths=${segcase#*:}
+  files=(); e=""; start=0
+  for len in ${lengths//,/ }; do
+    f="$work/seg$len.mp4"
+    [[ -s $f ]] || "$meter" make "$f" --fps 30000/1001 --seconds "$len" > "$f.events"
+    e="$e${e:+,}$(scaled "$(cat "$f.events")" 0 100000 1 "$start")"
+    start=$(calc "$start + int($len * 30000 / 1001 + 0.5) * 1001 / 30000")
+    files+=("$f")
+  done
+  refused=""
+  run "$meter" segments "$work/r.mp4" "${files[@]}"
+  row "$label" reel "$work/r.mp4" "$e" "$start"
+  for f in "${files[@]}"; do echo "file '$f'"; done > "$work/list.txt"
+  ff -f concat -safe 0 -i "$work/list.txt" -c copy "$work/f.mp4"
+  row "" ffmpeg "$work/f.mp4" "$e" "$start"
+  rm -f "$work/r.mp4" "$work/f.mp4"
+done

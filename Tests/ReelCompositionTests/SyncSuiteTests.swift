@@ -140,9 +140,18 @@ import Testing
         let kind = FlashClick(seconds: rate < 0.2 ? 2 : 4, flashLength: Int(rate.rounded(.up)))
         let source = try clip(kind)
         let out = directory.appendingPathComponent("speed.mp4")
-        try judge(String(format: "speed %.4g", rate), ["speed", source.path, "--rate", "\(rate)", "-o", out.path],
-                  output: out, events: kind.events.map { $0 / rate }, duration: Double(kind.seconds) / rate,
-                  frameTolerant: true, lossAllowed: rate > 2)
+        let events = kind.events.map { $0 / rate }
+        let verdict = try judge(String(format: "speed %.4g", rate), ["speed", source.path, "--rate", "\(rate)", "-o", out.path],
+                                output: out, events: events, duration: Double(kind.seconds) / rate,
+                                frameTolerant: true, lossAllowed: rate > 2)
+        guard rate > 2, let verdict else { return }
+        // Above 2x a pitch-kept stretch may merge clicks: no more than the ffmpeg CLI's atempo.
+        let reference = directory.appendingPathComponent("atempo.m4a")
+        try SyncMeter.atempo(source, rate: rate, to: reference)
+        let spacing = zip(events.dropFirst(), events).map { $0 - $1 }.min() ?? 1
+        let atempo = SyncMeter.match(try SyncMeter.measure(reference).clicks, expected: events, window: min(1, spacing / 3))
+        print(String(format: "sync speed %.4g: clicks lost %d of %d, atempo %d", rate, verdict.lostClicks, events.count, atempo.lost))
+        #expect(verdict.lostClicks <= atempo.lost, "speed \(rate) lost \(verdict.lostClicks) clicks, atempo \(atempo.lost)")
     }
 
     /// Two clips with unaligned ranges (0.33–3.71 s, 1.07–3.9 s of a 4 s clip), the first at `rate`.
@@ -175,6 +184,44 @@ import Testing
         let verdict = SyncMeter.judge(try SyncMeter.measure(out), expected: expected.events, duration: expected.duration)
         print("sync segment merge 3: \(verdict)")
         #expect(verdict.failures().isEmpty, "\(verdict.failures())")
+    }
+
+    /// A long run of segments (10 minutes in the full suite, 1 minute in `make test`), as a
+    /// camera's held segments come: 29.97 fps (no segment a whole number of frames long), of
+    /// four lengths in turn, merged by copy with the sound encoded once. The sound must not
+    /// drift from the pictures: every click with its flash at the end as at the start.
+    @Test func segmentMergeSoak() throws {
+        let lengths = SyncSuite.full ? [27, 31, 33, 29] : [7, 9, 8, 6]
+        let repeats = SyncSuite.full ? 5 : 2
+        let kinds = lengths.map { FlashClick(rate: (30000, 1001), sampleRate: 48000, seconds: $0) }
+        let files = try kinds.enumerated().map { try clip($0.element, "soak\($0.offset)") }
+        var sources: [URL] = []
+        var events: [Double] = []
+        var start = 0.0
+        for _ in 0..<repeats {
+            for (kind, file) in zip(kinds, files) {
+                sources.append(file)
+                events += kind.events.map { start + $0 }
+                start += kind.pictureSeconds
+            }
+        }
+        let out = directory.appendingPathComponent("soak.mp4")
+        try SegmentMerge.write(sources, to: out)
+        let measurement = try SyncMeter.measure(out)
+        let verdict = SyncMeter.judge(measurement, expected: events, duration: start)
+        // Drift: the offsets of the last minute against those of the first.
+        let minute = min(60, start / 2)
+        let paired = zip(events, verdict.offsets).map { $0 }
+        func mean(_ values: [Double]) -> Double { values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count) }
+        let early = mean(paired.filter { $0.0 < minute }.map(\.1))
+        let late = mean(paired.filter { $0.0 >= start - minute }.map(\.1))
+        print(String(format: "sync segment soak %d segments, %.1f s: %@; drift (last minute - first) %+.2f ms",
+                     sources.count, start, verdict.description, (late - early) * 1000))
+        #expect(verdict.failures().isEmpty, "\(verdict.failures())")
+        #expect(verdict.offsets.count == events.count, "\(verdict)")
+        #expect(abs(late - early) <= 0.001, "the sound drifted \((late - early) * 1000) ms from the pictures over \(start) s")
+        #expect(measurement.frameCount == kinds.map { Int(($0.pictureSeconds * $0.frameRate).rounded()) }.reduce(0, +) * repeats,
+                "\(measurement.frameCount) frames")
     }
 }
 

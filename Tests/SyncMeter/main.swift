@@ -5,7 +5,11 @@
 //       writes a flash-and-click clip and prints its event times, comma-separated
 //   reel-sync-meter judge FILE --events T,T,… --duration D [--frame-tolerant] [--loss-allowed]
 //       prints the verdict line, then PASS or FAIL with the reasons; exits 0 either way, 2 on an error
+//   reel-sync-meter segments OUT.mp4 IN.mp4…
+//       joins recorded segments as a segmented recording saves them (SegmentMerge: the video
+//       copied, the sound encoded once), for the segment rows of the table
 import Foundation
+import ReelComposition
 import ReelTestSupport
 
 func value(_ name: String, in arguments: [String]) -> String? {
@@ -36,8 +40,10 @@ do {
                                         lossAllowed: arguments.contains("--loss-allowed"))
         print(verdict)
         print(failures.isEmpty ? "PASS" : "FAIL: " + failures.joined(separator: "; "))
+    case "segments" where arguments.count >= 3:
+        try SegmentMerge.write(arguments.dropFirst(2).map { URL(fileURLWithPath: $0) }, to: URL(fileURLWithPath: arguments[1]))
     default:
-        FileHandle.standardError.write(Data("usage: reel-sync-meter make OUT [--fps N[/D]] [--rate HZ] [--seconds N] [--late S] [--long S] [--vfr] [--flash-frames N]\n       reel-sync-meter judge FILE --events T,… --duration D [--frame-tolerant] [--loss-allowed]\n".utf8))
+        FileHandle.standardError.write(Data("usage: reel-sync-meter make OUT [--fps N[/D]] [--rate HZ] [--seconds N] [--late S] [--long S] [--vfr] [--flash-frames N]\n       reel-sync-meter judge FILE --events T,… --duration D [--frame-tolerant] [--loss-allowed]\n       reel-sync-meter segments OUT IN…\n".utf8))
         exit(1)
     }
 } catch {
