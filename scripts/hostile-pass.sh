@@ -1,6 +1,7 @@
 #!/bin/bash
 # Whole-corpus pass (issue 16): every command over every file of Tests/Corpus/files, a FIFO,
-# the fuzz seeds (specs and .cube files) and numeric extremes on the command line, with the
+# the fuzz seeds (specs and .cube files) and numeric extremes on the command line (the capture
+# commands too, on the virtual camera), with the
 # release binary. Prints each crash, hang, leftover or temporary file and multi-line failure,
 # then the counts. Usage: scripts/hostile-pass.sh (R=path/to/reel to choose the binary).
 cd "$(dirname "$0")/.."; ROOT=$PWD
@@ -13,7 +14,7 @@ cp $ROOT/Fuzz/Seeds/cube/*.cube $W/src/
 crash=0; hang=0; left=0; multi=0; runs=0; ok=0; refused=0
 run() { # label, outdir, args...
   local label=$1 out=$2; shift 2; mkdir -p $out; runs=$((runs+1))
-  timeout -s KILL 60 "$R" "$@" > $out/.stdout 2> $out/.stderr; local st=$?
+  timeout -s KILL 60 "$R" "$@" < /dev/null > $out/.stdout 2> $out/.stderr; local st=$?
   if [ $st -eq 137 ]; then hang=$((hang+1)); echo "HANG $label"; fi
   if [ $st -gt 128 ] && [ $st -ne 137 ]; then crash=$((crash+1)); echo "CRASH($st) $label: $(head -c 200 $out/.stderr)"; fi
   if [ $st -eq 0 ]; then ok=$((ok+1)); else refused=$((refused+1)); fi
@@ -51,6 +52,13 @@ for v in 1e308 -1e308 1e19 -1e19 1e-300 -0 2.5 0x10 inf nan; do
   run "transcode --crf $v" $W/out/c$v transcode $W/src/valid.mp4 --crf $v --preset ultrafast -o $W/out/c$v/o.mp4
   run "merge dissolve:$v" $W/out/d$v merge $W/src/valid.mp4 $W/src/valid.mp4 --transition dissolve:$v -o $W/out/d$v/o.mp4
   run "contact-sheet --width $v" $W/out/w$v contact-sheet $W/src/valid.mp4 --width $v -o $W/out/w$v/o.png
+  # The capture commands on the virtual camera (shoot's keys end at once: nothing saved, one line).
+  run "record --fps $v" $W/out/rf$v record -o $W/out/rf$v/o.mp4 --preset low --fps $v --max-duration 0.5
+  run "record --max-duration $v" $W/out/rm$v record -o $W/out/rm$v/o.mp4 --preset low --max-duration $v
+  run "photo --quality $v" $W/out/pq$v photo -o $W/out/pq$v/o.jpg --quality $v
+  run "photo --size $v" $W/out/ps$v photo -o $W/out/ps$v/o.jpg --size ${v}x${v}
+  run "shoot --limit $v" $W/out/sl$v shoot -o $W/out/sl$v/o.mp4 --preset low --limit $v
+  run "shoot --fps $v" $W/out/sf$v shoot -o $W/out/sf$v/o.mp4 --preset low --fps $v
 done
 echo "runs=$runs succeeded=$ok refused=$refused crashes=$crash hangs=$hang temporary-or-left=$left multi-line=$multi"
 rm -rf $W

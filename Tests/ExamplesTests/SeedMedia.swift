@@ -6,7 +6,12 @@ import ReelTestSupport
 enum SeedMedia {
     /// The built example `name`: the release build when it is newer than the debug one
     /// (`make test` builds both; the debug build's pixel loops are slow), else the debug one.
+    /// `REEL_TEST_EXAMPLES`, a folder holding the examples, overrides both (an older build's,
+    /// to show that a test fails there).
     static func binary(_ name: String) -> URL {
+        if let folder = ProcessInfo.processInfo.environment["REEL_TEST_EXAMPLES"] {
+            return URL(fileURLWithPath: folder).appendingPathComponent(name)
+        }
         let debug = [Bundle.main.bundleURL.appendingPathComponent(name),
                      Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name),
                      Paths.packageRoot.appendingPathComponent(".build/debug/\(name)")]

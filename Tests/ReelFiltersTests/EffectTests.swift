@@ -119,6 +119,10 @@ import Testing
         #expect(throws: ReelError.self) { try controls.setValue(9, forKey: "saturation") }
         #expect(throws: ReelError.self) { try Filter(name: "PhotoEffectSparkle") }
         #expect(controls.value(forKey: "inputContrast") == 1)
+        // `inputKeys` lists what `setValue(_:forKey:)` takes, and nothing else.
+        #expect(Set(controls.inputKeys).isSuperset(of: ["saturation", "brightness", "contrast"]), "\(controls.inputKeys)")
+        for key in controls.inputKeys { #expect(controls.value(forKey: key) != nil, "\(key)") }
+        #expect(try Filter(name: "PhotoEffectNoir").inputKeys.isEmpty)
         #expect(try FilterChain.parse("PhotoEffectNoir, ColorControls:saturation=1.2:contrast=1.1").map(\.name)
                 == ["PhotoEffectNoir", "ColorControls"])
         #expect(throws: ReelError.self) { try FilterChain.parse("ColorControls:saturation=lots") }

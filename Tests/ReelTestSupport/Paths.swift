@@ -10,9 +10,14 @@ public enum Paths {
     public static let seedClips: URL = packageRoot.deletingLastPathComponent()
         .appendingPathComponent("shared/media/seed-clips")
 
+    /// Whether `REEL_TEST_NO_SHARED` is set: the tests behave as in a fresh clone, where
+    /// `../shared` is absent, so that its fallbacks (generated media, skips) can be checked
+    /// on a machine that has it.
+    public static var sharedHidden: Bool { ProcessInfo.processInfo.environment["REEL_TEST_NO_SHARED"] != nil }
+
     /// Whether the seed clips are here. CI has them; a fresh clone does not.
     public static var seedClipsAvailable: Bool {
-        FileManager.default.fileExists(atPath: seedClip("01_nebula.mp4").path)
+        !sharedHidden && FileManager.default.fileExists(atPath: seedClip("01_nebula.mp4").path)
     }
 
     /// The reason printed when a test that needs the seed clips is skipped.
@@ -24,8 +29,15 @@ public enum Paths {
     public static let seedClipNames = ["01_nebula.mp4", "02_blackhole.mp4", "03_nebula.mp4", "04_quasar.mp4",
                                        "05_blackhole.mp4"]
 
-    /// The `reel` binary `swift build` made beside the test bundle.
+    /// A `reel` named by `REEL_TEST_BINARY` (an absolute path): the CLI tests run against
+    /// it instead of the one built here, e.g. an older build, to show that a test fails there.
+    public static var overriddenReelBinary: URL? {
+        ProcessInfo.processInfo.environment["REEL_TEST_BINARY"].map { URL(fileURLWithPath: $0) }
+    }
+
+    /// The `reel` binary `swift build` made beside the test bundle (or `REEL_TEST_BINARY`).
     public static var reelBinary: URL {
+        if let overriddenReelBinary { return overriddenReelBinary }
         let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
             .map { $0.appendingPathComponent("reel") }
             + [packageRoot.appendingPathComponent(".build/debug/reel")]
@@ -35,6 +47,7 @@ public enum Paths {
     /// The optimised `reel` that `make test` builds for the real-time tests (a debug build's
     /// pixel loops are too slow to keep up with a camera), if it is there.
     public static var releaseReelBinary: URL? {
+        if let overriddenReelBinary { return overriddenReelBinary }
         let url = packageRoot.appendingPathComponent(".build/release/reel")
         return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil
     }

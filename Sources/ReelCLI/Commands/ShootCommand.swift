@@ -53,7 +53,8 @@ struct ShootCommand: Command {
         defer { terminal.restore() }
         SignalHandling.onInterrupt { done.continuation.yield(.failure(ReelError(.cancelled, "stopped; nothing saved"))) }
         defer { SignalHandling.onInterrupt(nil) }
-        console.printError("space: record/pause  u: undo  s: save  r: reset  q: quit")
+        // The keys are for a person; keys from a pipe need no legend, and a failure stays one line.
+        if terminal.isInteractive { console.printError("space: record/pause  u: undo  s: save  r: reset  q: quit") }
         // Keys are read on a thread of their own, as reading blocks.
         Thread.detachNewThread {
             while let key = terminal.readKey() {

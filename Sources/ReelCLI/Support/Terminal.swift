@@ -21,6 +21,9 @@ final class Terminal: @unchecked Sendable {
         tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 
+    /// Whether keys come from a terminal (a person), not a pipe or a file.
+    var isInteractive: Bool { raw }
+
     /// Puts the terminal back as it was.
     func restore() {
         guard raw else { return }
