@@ -6,9 +6,9 @@
 public enum CaptureVideoStabilizationMode: Int, Sendable, Hashable, CaseIterable, Codable {
     /// Pictures pass as the camera takes them.
     case off = 0
-    /// Smoothing over a short window (0.27 s), at a latency of 4 frames.
+    /// Smoothing over a short window (±6 frames, 0.4 s in all at 30 fps), at a latency of 6 frames.
     case standard = 1
-    /// Smoothing over a long window (1 s), at a latency of 15 frames; steadier, later.
+    /// Smoothing over a long window (±15 frames, 1 s at 30 fps), at a latency of 15 frames; steadier, later.
     case cinematic = 2
     /// The mode the session chooses: `standard` here (AVFoundation picks per format).
     case auto = -1
@@ -20,7 +20,7 @@ public enum CaptureVideoStabilizationMode: Int, Sendable, Hashable, CaseIterable
     public var latencyFrames: Int {
         switch resolved {
         case .off, .auto: 0
-        case .standard: 4
+        case .standard: 6
         case .cinematic: 15
         }
     }

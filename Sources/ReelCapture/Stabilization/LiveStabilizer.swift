@@ -45,11 +45,11 @@ public final class LiveStabilizer: @unchecked Sendable {
         self.sigma = max(0.5, sigma)
     }
 
-    /// The stabilizer of a live mode: `standard` smooths over ±4 frames, `cinematic` over ±15.
+    /// The stabilizer of a live mode: `standard` smooths over ±6 frames, `cinematic` over ±15.
     /// Nil for `off`.
     public convenience init?(mode: CaptureVideoStabilizationMode) {
         switch mode.resolved {
-        case .standard: self.init(radius: 4, sigma: 2)
+        case .standard: self.init(radius: 6, sigma: 3)
         case .cinematic: self.init(radius: 15, sigma: 6)
         case .off, .auto: return nil
         }
