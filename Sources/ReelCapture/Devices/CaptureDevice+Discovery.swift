@@ -10,6 +10,8 @@ extension CaptureDevice {
     ///   are, or the error opening the live device gave.
     public static func device(withUniqueID id: String) throws(ReelError) -> CaptureDevice {
         if let device = builtIn.first(where: { $0.uniqueID == id }) { return device }
+        // Not listed among the devices: the shaking camera is for stabilization's tests and demos.
+        if id == HandheldCamera.uniqueID { return HandheldCamera.device }
         if let device = try liveDevice(withUniqueID: id) { return device }
         if id.hasPrefix("file:") {
             let path = String(id.dropFirst(5))

@@ -161,6 +161,8 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         let video = AssetWriterInput(mediaType: .video, outputSettings: .recommended(
             width: width, height: height, frameRate: session.frameRate, fileType: fileType))
         video.expectsMediaDataInRealTime = true
+        // The connection's orientation and mirroring, as the display matrix (the pixels stay as taken).
+        video.transform = videoConnection.displayOrientation.transform(for: Size(width: Double(width), height: Double(height)))
         try writer.add(video)
         var audio: AssetWriterInput?
         if withAudio, session.inputs.contains(where: { $0.device.hasMediaType(.audio) }) {

@@ -36,6 +36,8 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
         // back to no flash: the photo is taken, and says the flash did not fire.
         var resolved = settings
         if !supportedFlashModes.contains(resolved.flashMode) { resolved.flashMode = .off }
+        // The connection's orientation and mirroring reach the photo as its EXIF orientation.
+        if resolved.orientation == .up { resolved.orientation = videoConnection.displayOrientation }
         let settings = resolved
         if case .jpeg(let quality) = settings.codec, !(0...1).contains(quality) {
             return completion(.failure(ReelError(.invalidArgument, "JPEG quality \(quality) is outside 0-1")))

@@ -355,7 +355,7 @@ public final class CaptureSession: @unchecked Sendable {
             post(Self.subjectAreaDidChangeNotification, object: camera)
         }
         let sample = SampleBuffer(pixelBuffer: shown, presentationTime: clock.time(of: index), duration: clock.frameDuration)
-        for output in configuration.outputs { output.deliver(sample) }
+        for output in configuration.outputs { output.deliverThroughConnection(sample) }
         for still in stills { still.handler(sample) }
         let spent = DispatchTime.now().uptimeNanoseconds &- began
         state.withLock { $0.countDelivered(nanoseconds: spent) }
@@ -415,7 +415,7 @@ public final class CaptureSession: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(audioQueue))
         if let buffer = try? AudioBuffer.float(channels: [samples], sampleRate: Int(rate)) {
             let sample = SampleBuffer(audioBuffer: buffer, presentationTime: MediaTime(value: nextSample, timescale: Int32(rate)))
-            for output in outputs { output.deliver(sample) }
+            for output in outputs { output.deliverThroughConnection(sample) }
         }
         nextSample += Int64(samples.count)
     }

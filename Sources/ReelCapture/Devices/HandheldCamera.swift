@@ -1,0 +1,126 @@
+import Foundation
+import ReelCore
+import Synchronization
+
+/// The pictures of `virtual:handheld-camera`: a still, textured scene (random patches of
+/// colour on a grid, with random rectangles over it) seen by a camera held in a shaking
+/// hand, so that stabilization has something to take out and tests something to measure.
+///
+/// The shake is seeded (the same every run) and moves the picture on both axes by a sum of
+/// three sines: 2 Hz at 1 % of the picture's height, 5 Hz at 0.5 % and 9 Hz at 0.25 %
+/// (x and y with their own phases; 1.75 % at most, 19 pixels at 1080p), in whole even
+/// pixels. There is no frame counter, timecode or flash: the whole picture moves.
+enum HandheldCamera {
+    static let uniqueID = "virtual:handheld-camera"
+    /// Frequency (Hz) and amplitude (a fraction of the height) of each sine.
+    static let spectrum: [(hertz: Double, amplitude: Double)] = [(2, 0.01), (5, 0.005), (9, 0.0025)]
+    static let seed: UInt64 = 17
+
+    /// The scene a little larger than the picture (by the shake's reach), one per size.
+    private static let scenes = Mutex<[String: PixelBuffer]>([:])
+
+    static let device = CaptureDevice(
+        uniqueID: uniqueID, localizedName: "Reel Virtual Handheld Camera", deviceType: .camera, position: .back,
+        formats: CaptureDevice.virtualCameraFormats, source: .virtualCamera, capabilities: [.zoom])
+
+    /// The shake's offset at `seconds`, in pixels of a picture `height` high.
+    static func shake(at seconds: Double, height: Int) -> (x: Double, y: Double) {
+        var random = SeededRandom(seed: seed)
+        var x = 0.0, y = 0.0
+        for (hertz, amplitude) in spectrum {
+            let phaseX = random.unit() * 2 * .pi, phaseY = random.unit() * 2 * .pi
+            x += amplitude * Double(height) * sin(2 * .pi * hertz * seconds + phaseX)
+            y += amplitude * Double(height) * sin(2 * .pi * hertz * seconds + phaseY)
+        }
+        return (x, y)
+    }
+
+    /// How far past the picture the scene reaches on each side.
+    static func reach(height: Int) -> Int { (Int((Double(height) * 0.02).rounded(.up)) + 3) & ~1 }
+
+    /// Draws frame `index` into `picture` (yuv420p).
+    static func render(frame index: Int64, rate: Double, into picture: PixelBuffer) {
+        let width = picture.width, height = picture.height
+        let margin = reach(height: height)
+        guard let scene = scene(width: width + 2 * margin, height: height + 2 * margin) else { return }
+        let (x, y) = shake(at: Double(index) / max(rate, 1), height: height)
+        // The camera moves one way, the picture the other; even, so the chroma moves too.
+        let left = min(max(margin - Int((x / 2).rounded()) * 2, 0), 2 * margin)
+        let top = min(max(margin - Int((y / 2).rounded()) * 2, 0), 2 * margin)
+        for plane in 0..<3 {
+            let scale = plane == 0 ? 1 : 2
+            let rowBytes = picture.planes[plane].width, rows = picture.planes[plane].height
+            scene.withPlane(plane) { source, sourceStride in
+                picture.withMutablePlane(plane) { target, targetStride in
+                    for row in 0..<rows {
+                        (target + row * targetStride).copyMemory(
+                            from: source + (top / scale + row) * sourceStride + left / scale, byteCount: rowBytes)
+                    }
+                }
+            }
+        }
+    }
+
+    private static func scene(width: Int, height: Int) -> PixelBuffer? {
+        let key = "\(width)x\(height)"
+        if let cached = scenes.withLock({ $0[key] }) { return cached }
+        guard let scene = try? PixelBuffer(width: width, height: height, pixelFormat: .yuv420p) else { return nil }
+        var random = SeededRandom(seed: seed &+ 1)
+        func colour() -> [UInt8] {
+            [UInt8(32 + random.below(192)), UInt8(64 + random.below(128)), UInt8(64 + random.below(128))]
+        }
+        let cell = max(4, height / 27)
+        var y = 0
+        while y < height {
+            var x = 0
+            while x < width {
+                fill(scene, x: x, y: y, width: cell, height: cell, colour: colour())
+                x += cell
+            }
+            y += cell
+        }
+        for _ in 0..<400 {
+            let w = cell / 2 + random.below(cell * 3), h = cell / 2 + random.below(cell * 3)
+            fill(scene, x: random.below(max(1, width - w)), y: random.below(max(1, height - h)), width: w, height: h,
+                 colour: colour())
+        }
+        scenes.withLock { $0[key] = scene }
+        return scene
+    }
+
+    /// Fills a rectangle of a yuv420p picture with `colour` (Y, Cb, Cr), clipped to it.
+    private static func fill(_ picture: PixelBuffer, x: Int, y: Int, width: Int, height: Int, colour: [UInt8]) {
+        for plane in 0..<3 {
+            let scale = plane == 0 ? 1 : 2
+            let info = picture.planes[plane]
+            let x0 = max(0, x / scale), y0 = max(0, y / scale)
+            let x1 = min(info.width, (x + width) / scale), y1 = min(info.height, (y + height) / scale)
+            guard x1 > x0, y1 > y0 else { continue }
+            picture.withMutablePlane(plane) { base, stride in
+                for row in y0..<y1 {
+                    (base + row * stride + x0).initializeMemory(as: UInt8.self, repeating: colour[plane], count: x1 - x0)
+                }
+            }
+        }
+    }
+}
+
+/// xorshift64*: the same numbers for the same seed, on every machine.
+struct SeededRandom {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
+
+    mutating func next() -> UInt64 {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 0x2545_F491_4F6C_DD1D
+    }
+
+    /// In 0..<1.
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
+    /// In 0..<bound (bound ≥ 1).
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(1, bound))) }
+}

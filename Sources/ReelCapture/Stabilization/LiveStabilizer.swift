@@ -1,0 +1,151 @@
+import Foundation
+import ReelAV
+public import ReelCore
+
+/// Steadies a stream of pictures: the global motion of each frame (``GlobalMotionEstimator``)
+/// adds up to the camera's path; the path smoothed with a Gaussian over a window of frames
+/// around each one is where the camera should have been; each picture is cropped to 90 %
+/// of its width and height at the place that puts it there, and scaled back to its size.
+///
+/// A picture waits for the `radius` frames after it (the window's future half), so it
+/// leaves `radius` frames late: that is the mode's latency. The crop keeps a margin of 5 %
+/// on every side; a correction larger than that is held at the margin.
+///
+/// Confined to one queue (the session's video queue, or the caller of an offline pass).
+public final class LiveStabilizer: @unchecked Sendable {
+    /// The part of each side kept: 90 %, a 10 % crop.
+    public static let kept = 0.9
+
+    private struct Waiting {
+        let sample: SampleBuffer
+        let position: (x: Double, y: Double)
+    }
+
+    /// Frames on each side of a picture that its smoothing looks at.
+    public let radius: Int
+    /// The Gaussian's spread, in frames.
+    public let sigma: Double
+    private let estimator = GlobalMotionEstimator()
+    private var previous: GlobalMotionEstimator.Signature?
+    private var lastTime: MediaTime = .invalid
+    private var position = (x: 0.0, y: 0.0)
+    private var past: [(x: Double, y: Double)] = []
+    private var waiting: [Waiting] = []
+    private let scaler = Scaler()
+    private var cropPool: PixelBufferPool?
+    private var outputPool: PixelBufferPool?
+    /// The correction last applied, in pixels (for tests and the status line).
+    public private(set) var lastCorrection = (x: 0.0, y: 0.0)
+
+    /// - Parameters:
+    ///   - radius: the frames on each side of a picture its smoothing takes in (its latency).
+    ///   - sigma: the Gaussian's spread in frames.
+    public init(radius: Int, sigma: Double) {
+        self.radius = max(0, radius)
+        self.sigma = max(0.5, sigma)
+    }
+
+    /// The stabilizer of a live mode: `standard` smooths over ±6 frames, `cinematic` over ±15.
+    /// Nil for `off`.
+    public convenience init?(mode: CaptureVideoStabilizationMode) {
+        switch mode.resolved {
+        case .standard: self.init(radius: 6, sigma: 3)
+        case .cinematic: self.init(radius: 15, sigma: 6)
+        case .off, .auto: return nil
+        }
+    }
+
+    /// Takes the next picture and gives back the one `radius` frames before it, steadied,
+    /// or nil while the window fills. A picture earlier than the last starts afresh (a new run).
+    /// - Throws: ``ReelError`` when a picture cannot be scaled (libswscale's message).
+    public func process(_ sample: SampleBuffer) throws(ReelError) -> SampleBuffer? {
+        guard let picture = sample.pixelBuffer, picture.pixelFormat == .yuv420p else { return sample }
+        if lastTime.isNumeric, !(sample.presentationTime > lastTime) { reset() }
+        lastTime = sample.presentationTime
+        let signature = estimator.signature(of: picture)
+        if let previous, previous.columns.count == signature.columns.count, previous.rows.count == signature.rows.count {
+            let (dx, dy) = estimator.motion(from: previous, to: signature)
+            position = (position.x + dx, position.y + dy)
+        } else if previous != nil {
+            // A new size (a camera switch): its path starts here.
+            past.removeAll()
+        }
+        previous = signature
+        waiting.append(Waiting(sample: sample, position: position))
+        guard waiting.count > radius else { return nil }
+        return try steady(waiting.removeFirst())
+    }
+
+    /// The pictures still waiting, steadied with the frames there are (the end of an offline pass).
+    /// - Throws: ``ReelError`` when a picture cannot be scaled.
+    public func flush() throws(ReelError) -> [SampleBuffer] {
+        var out: [SampleBuffer] = []
+        while !waiting.isEmpty { out.append(try steady(waiting.removeFirst())) }
+        return out
+    }
+
+    /// Forgets the path and the waiting pictures.
+    public func reset() {
+        previous = nil
+        position = (0, 0)
+        past.removeAll()
+        waiting.removeAll()
+        lastTime = .invalid
+    }
+
+    private func steady(_ frame: Waiting) throws(ReelError) -> SampleBuffer {
+        let window = past + [frame.position] + waiting.map(\.position)
+        let centre = past.count
+        var sum = (x: 0.0, y: 0.0), weights = 0.0
+        for (index, point) in window.enumerated() {
+            let distance = Double(index - centre)
+            let weight = exp(-distance * distance / (2 * sigma * sigma))
+            sum = (sum.x + weight * point.x, sum.y + weight * point.y)
+            weights += weight
+        }
+        let smoothed = (x: sum.x / weights, y: sum.y / weights)
+        past.append(frame.position)
+        if past.count > radius { past.removeFirst(past.count - radius) }
+        guard let picture = frame.sample.pixelBuffer else { return frame.sample }
+        let steadied = try crop(picture, by: (frame.position.x - smoothed.x, frame.position.y - smoothed.y))
+        return SampleBuffer(pixelBuffer: steadied, presentationTime: frame.sample.presentationTime,
+                            duration: frame.sample.duration)
+    }
+
+    /// The 90 % window moved by `offset` from the centre (held within the picture), scaled
+    /// back to the picture's size.
+    private func crop(_ picture: PixelBuffer, by offset: (Double, Double)) throws(ReelError) -> PixelBuffer {
+        let width = picture.width, height = picture.height
+        let cropWidth = Int(Double(width) * Self.kept) & ~1, cropHeight = Int(Double(height) * Self.kept) & ~1
+        let marginX = Double(width - cropWidth) / 2, marginY = Double(height - cropHeight) / 2
+        let shiftX = offset.0.isFinite ? min(max(offset.0, -marginX), marginX) : 0
+        let shiftY = offset.1.isFinite ? min(max(offset.1, -marginY), marginY) : 0
+        lastCorrection = (shiftX, shiftY)
+        // Even, so that the chroma planes move with the luma.
+        let originX = min(max(Int(((marginX + shiftX) / 2).rounded()) * 2, 0), width - cropWidth)
+        let originY = min(max(Int(((marginY + shiftY) / 2).rounded()) * 2, 0), height - cropHeight)
+        if cropPool?.width != cropWidth || cropPool?.height != cropHeight {
+            cropPool = try PixelBufferPool(width: cropWidth, height: cropHeight, pixelFormat: .yuv420p, maximumFreeBuffers: 4)
+        }
+        if outputPool?.width != width || outputPool?.height != height {
+            outputPool = try PixelBufferPool(width: width, height: height, pixelFormat: .yuv420p, maximumFreeBuffers: 24)
+        }
+        guard let cropPool, let outputPool else { return picture }
+        let window = cropPool.makePixelBuffer()
+        for plane in 0..<3 {
+            let scale = plane == 0 ? 1 : 2
+            let rowBytes = window.planes[plane].width, rows = window.planes[plane].height
+            let left = originX / scale, top = originY / scale
+            picture.withPlane(plane) { source, sourceStride in
+                window.withMutablePlane(plane) { target, targetStride in
+                    for row in 0..<rows {
+                        (target + row * targetStride).copyMemory(from: source + (top + row) * sourceStride + left, byteCount: rowBytes)
+                    }
+                }
+            }
+        }
+        let output = outputPool.makePixelBuffer()
+        try scaler.convert(window, into: output)
+        return output
+    }
+}

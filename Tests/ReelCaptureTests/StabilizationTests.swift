@@ -1,0 +1,91 @@
+import Foundation
+import ReelAsset
+@testable import ReelCapture
+import ReelCore
+import ReelTestSupport
+import Testing
+
+/// Live stabilization on the shaking virtual camera, judged by FFmpeg's vidstabdetect (an
+/// estimator Reel does not use): the frame-to-frame global motion of each mode's recording
+/// against the unsteadied one, recorded at the same time from the same frames.
+@Suite(.serialized) struct StabilizationTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-stabilization")
+    }
+
+    @Test func theHandheldCameraShakesAsDocumented() throws {
+        let camera = try CaptureDevice.device(withUniqueID: "virtual:handheld-camera")
+        #expect(!CaptureDevice.devices.contains { $0 === camera }, "not listed")
+        var largest = 0.0
+        for frame in 0..<300 {
+            let (x, y) = HandheldCamera.shake(at: Double(frame) / 30, height: 1080)
+            largest = max(largest, abs(x), abs(y))
+        }
+        #expect(largest > 10 && largest <= 0.0175 * 1080, "\(largest) px")
+        // Seeded: the same path every time.
+        #expect(HandheldCamera.shake(at: 1.25, height: 1080) == HandheldCamera.shake(at: 1.25, height: 1080))
+    }
+
+    @Test func theEstimatorFindsAKnownShift() throws {
+        let first = try PixelBuffer(width: 640, height: 360, pixelFormat: .yuv420p)
+        let second = try PixelBuffer(width: 640, height: 360, pixelFormat: .yuv420p)
+        HandheldCamera.render(frame: 0, rate: 30, into: first)
+        HandheldCamera.render(frame: 7, rate: 30, into: second)
+        let a = HandheldCamera.shake(at: 0, height: 360), b = HandheldCamera.shake(at: 7.0 / 30, height: 360)
+        // The picture moves with the shake, in even pixels.
+        let expected = (x: Double(Int((b.x / 2).rounded()) - Int((a.x / 2).rounded())) * 2,
+                        y: Double(Int((b.y / 2).rounded()) - Int((a.y / 2).rounded())) * 2)
+        let estimator = GlobalMotionEstimator()
+        let found = estimator.motion(from: estimator.signature(of: first), to: estimator.signature(of: second))
+        #expect(abs(found.dx - expected.x) < 0.6 && abs(found.dy - expected.y) < 0.6, "found \(found), expected \(expected)")
+    }
+
+    @Test(.disabled(if: Sanitizer.slowsRealTime, "real-time capture"))
+    func liveModesTakeOutTheShake() async throws {
+        let session = CaptureSession()
+        let camera = try CaptureDevice.device(withUniqueID: "virtual:handheld-camera")
+        camera.activeFormat = camera.formats.first { $0.width == 640 }
+        try camera.setFrameRate(30)
+        try session.add(try CaptureDeviceInput(device: camera))
+        session.sessionPreset = .vga640x480
+        var outputs: [(CaptureVideoStabilizationMode, MovieFileOutput, URL)] = []
+        for mode in [CaptureVideoStabilizationMode.off, .standard, .cinematic] {
+            let movie = MovieFileOutput()
+            try session.add(movie)
+            movie.connection(with: .video)?.preferredVideoStabilizationMode = mode
+            outputs.append((mode, movie, directory.appendingPathComponent("shake-\(mode).mp4")))
+        }
+        let finished = AsyncStream<ReelError?>.makeStream()
+        session.startRunning()
+        try await Task.sleep(nanoseconds: 300_000_000)
+        for (_, movie, url) in outputs {
+            try movie.startRecording(to: url, audio: false) { _, error in finished.continuation.yield(error) }
+        }
+        try await Task.sleep(nanoseconds: 5_000_000_000)
+        for (_, movie, _) in outputs { movie.stopRecording() }
+        session.stopRunning()
+        var ended = 0
+        for await error in finished.stream {
+            #expect(error == nil, "\(String(describing: error))")
+            ended += 1
+            if ended == outputs.count { break }
+        }
+        #expect(session.droppedFrames == 0, "\(session.droppedFrames) frames dropped")
+        var motion: [CaptureVideoStabilizationMode: Double] = [:]
+        for (mode, _, url) in outputs {
+            let measured = try ShakeMeter.meanMotion(url)
+            #expect(measured.frames > 60, "\(mode): \(measured.frames) frames measured")
+            motion[mode] = measured.pixels
+        }
+        let shaky = try #require(motion[.off]), standard = try #require(motion[.standard]),
+            cinematic = try #require(motion[.cinematic])
+        let reduction = { (steadied: Double) in 1 - steadied / shaky }
+        print("stabilization: off \(shaky) px/frame, standard \(standard) (\(Int(reduction(standard) * 100)) %), "
+              + "cinematic \(cinematic) (\(Int(reduction(cinematic) * 100)) %)")
+        #expect(shaky > 3, "the camera shakes: \(shaky) px a frame")
+        #expect(reduction(standard) >= 0.6, "standard: \(standard) px a frame against \(shaky)")
+        #expect(reduction(cinematic) >= 0.8, "cinematic: \(cinematic) px a frame against \(shaky)")
+    }
+}
