@@ -9,7 +9,7 @@ public enum ReelCLI {
     public static let version = "0.1.0"
 
     static let commands: [any Command] = [
-        ProbeCommand(), ThumbnailCommand(), ContactSheetCommand(), TranscodeCommand(), FiltersCommand(), FilterCommand(),
+        ProbeCommand(), ThumbnailCommand(), ContactSheetCommand(), TranscodeCommand(), FiltersCommand(), FilterCommand(), StabilizeCommand(),
         MergeCommand(), ComposeCommand(), TimelineCommand(), ExportCommand(), SpeedCommand(), DemoCommand(),
         DevicesCommand(), RecordCommand(), PhotoCommand(), ShootCommand(), StudioCommand(), RecoverCommand(), PlayCommand(),
     ]

@@ -8,7 +8,7 @@ struct PhotoCommand: Command {
     let spec = CommandSpec(
         name: "photo",
         abstract: "Take a photo from a camera (JPEG or PNG, with EXIF).",
-        usage: "-o FILE [--device ID] [--flash on|off|auto] [--format jpeg|png] [--size WxH] [--quality Q] [--filter NAME]",
+        usage: "-o FILE [--device ID] [--flash on|off|auto] [--format jpeg|png] [--size WxH] [--quality Q] [--filter NAME] [--orientation HELD]",
         positionals: 0...0,
         options: [
             .value("output", short: "o", "FILE", help: "The photo (.jpg, .jpeg or .png)."),
@@ -18,6 +18,7 @@ struct PhotoCommand: Command {
             .value("size", "WxH", help: "Fit the photo within this size (default 1920x1080)."),
             .value("quality", "Q", help: "JPEG quality from 0 to 1 (default 0.9)."),
             .value("filter", short: "f", "CHAIN", help: "A filter chain ('reel filters' lists them)."),
+            ConnectionOptions.orientation,
         ],
         discussion: "The camera runs for a moment first, so focus and exposure settle.")
 
@@ -39,6 +40,7 @@ struct PhotoCommand: Command {
         let (session, camera) = try CaptureSetup.session(arguments, command: spec.name, defaultPreset: preset, microphone: false)
         let output = PhotoOutput()
         try session.add(output)
+        try ConnectionOptions.apply(arguments, to: output.connection(with: .video), command: spec.name, console: console)
         session.startRunning()
         defer { session.stopRunning() }
         // Let auto focus and auto exposure settle (at most a second and a half).

@@ -10,7 +10,7 @@ struct RecordCommand: Command {
     let spec = CommandSpec(
         name: "record",
         abstract: "Record from a camera and microphone, with a live filter.",
-        usage: "-o FILE [--device ID] [--mic ID|none] [--preset 1280x720] [--fps N] [--filter NAME] [--max-duration S]",
+        usage: "-o FILE [--device ID] [--mic ID|none] [--preset 1280x720] [--fps N] [--filter NAME] [--max-duration S] [--orientation HELD] [--stabilization MODE]",
         positionals: 0...0,
         options: [
             .value("output", short: "o", "FILE", help: "The recording (.mp4, .mov)."),
@@ -20,6 +20,8 @@ struct RecordCommand: Command {
             .value("fps", "N", help: "Frames per second (default 30)."),
             .value("filter", short: "f", "CHAIN", help: "A live filter chain ('reel filters' lists them)."),
             .value("max-duration", "S", help: "Stop after S seconds (default: until Ctrl-C)."),
+            ConnectionOptions.orientation,
+            ConnectionOptions.stabilization,
             .flag("stats", help: "Print the pipeline's time per frame, the drops and the CPU used, as JSON."),
         ],
         discussion: "Ctrl-C or SIGTERM stops and finishes the file. Until then it is NAME.partial.EXT, playable up to the last second.")
@@ -37,6 +39,7 @@ struct RecordCommand: Command {
             movie.maxRecordedDuration = MediaTime(seconds: limit, preferredTimescale: 1000)
         }
         try session.add(movie)
+        try ConnectionOptions.apply(arguments, to: movie.connection(with: .video), command: spec.name, console: console)
         let done = AsyncStream<ReelError?>.makeStream()
         let started = Date()
         session.startRunning()

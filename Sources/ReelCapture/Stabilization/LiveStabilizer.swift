@@ -63,7 +63,8 @@ public final class LiveStabilizer: @unchecked Sendable {
         if lastTime.isNumeric, !(sample.presentationTime > lastTime) { reset() }
         lastTime = sample.presentationTime
         let signature = estimator.signature(of: picture)
-        if let previous, previous.columns.count == signature.columns.count, previous.rows.count == signature.rows.count {
+        if let previous, previous.columns.first?.count == signature.columns.first?.count,
+           previous.rows.first?.count == signature.rows.first?.count {
             let (dx, dy) = estimator.motion(from: previous, to: signature)
             position = (position.x + dx, position.y + dy)
         } else if previous != nil {
@@ -110,6 +111,41 @@ public final class LiveStabilizer: @unchecked Sendable {
         let steadied = try crop(picture, by: (frame.position.x - smoothed.x, frame.position.y - smoothed.y))
         return SampleBuffer(pixelBuffer: steadied, presentationTime: frame.sample.presentationTime,
                             duration: frame.sample.duration)
+    }
+
+    // MARK: - After the fact
+
+    /// The corrections that steady a whole clip whose frame-to-frame motions are `motions`
+    /// (the first frame's is zero): for each frame, its place on the camera's path less the
+    /// path smoothed with a Gaussian of `sigma` frames (over ±3σ, the future included).
+    /// - Returns: one correction per frame, in pixels, for ``steadied(_:correction:)``.
+    public static func corrections(for motions: [(dx: Double, dy: Double)], sigma: Double) -> [(x: Double, y: Double)] {
+        var path: [(x: Double, y: Double)] = []
+        path.reserveCapacity(motions.count)
+        var position = (x: 0.0, y: 0.0)
+        for motion in motions {
+            position = (position.x + motion.dx, position.y + motion.dy)
+            path.append(position)
+        }
+        let sigma = max(0.5, sigma), reach = Int((3 * sigma).rounded(.up))
+        let weights = (0...reach).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+        return path.indices.map { index in
+            var sum = (x: 0.0, y: 0.0), total = 0.0
+            for other in max(0, index - reach)...min(path.count - 1, index + reach) {
+                let weight = weights[abs(other - index)]
+                sum = (sum.x + weight * path[other].x, sum.y + weight * path[other].y)
+                total += weight
+            }
+            return (path[index].x - sum.x / total, path[index].y - sum.y / total)
+        }
+    }
+
+    /// `picture` cropped to 90 % at the place `correction` (pixels, held within the 5 %
+    /// margin) gives, scaled back to its size. Pictures other than yuv420p pass unchanged.
+    /// - Throws: ``ReelError`` when the picture cannot be scaled.
+    public func steadied(_ picture: PixelBuffer, correction: (x: Double, y: Double)) throws(ReelError) -> PixelBuffer {
+        guard picture.pixelFormat == .yuv420p else { return picture }
+        return try crop(picture, by: (correction.x, correction.y))
     }
 
     /// The 90 % window moved by `offset` from the centre (held within the picture), scaled

@@ -1,0 +1,62 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// `reel stabilize` on a clip the ffmpeg CLI shakes (a still cellular pattern cropped along
+/// a sum of sines, with a tone), judged by vidstabdetect and ffprobe.
+@Suite struct StabilizeCommandTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-cli-stabilize")
+    }
+
+    /// 4 s of 640x480 at 30 fps cut from an 800x600 still that the "camera" shakes over, with a 440 Hz tone.
+    func shakyClip() throws -> URL {
+        let url = directory.appendingPathComponent("shaky.mp4")
+        let x = "80+12*sin(2*PI*2*t)+6*sin(2*PI*5*t+1)+3*sin(2*PI*9*t+2)"
+        let y = "60+12*sin(2*PI*2*t+0.5)+6*sin(2*PI*5*t+2.5)+3*sin(2*PI*9*t+4)"
+        let result = try ProcessRunner.run("/usr/bin/ffmpeg", [
+            "-v", "error", "-nostdin", "-y",
+            "-f", "lavfi", "-i", "cellauto=s=800x600:rule=110:rate=30:full=1,trim=end_frame=1,loop=loop=-1:size=1,setpts=N/30/TB",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+            "-filter_complex", "[0:v]crop=640:480:'\(x)':'\(y)',format=yuv420p[v]",
+            "-map", "[v]", "-map", "1:a", "-t", "4", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", url.path,
+        ])
+        guard result.status == 0 else { throw TestFailure("ffmpeg: \(result.standardError)") }
+        return url
+    }
+
+    @Test func stabilizeTakesOutTheShakeAndKeepsTheSound() throws {
+        let shaky = try shakyClip()
+        let steady = directory.appendingPathComponent("steady.mp4")
+        let result = try ProcessRunner.reel(["stabilize", shaky.path, "-o", steady.path, "--preset", "veryfast"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let before = try ShakeMeter.meanMotion(shaky), after = try ShakeMeter.meanMotion(steady)
+        let reduction = 1 - after.pixels / before.pixels
+        print("reel stabilize: \(before.pixels) px/frame before, \(after.pixels) after (\(Int(reduction * 100)) %)")
+        #expect(before.pixels > 3 && reduction >= 0.8, "\(before.pixels) → \(after.pixels) px a frame")
+        #expect(try FFprobe.countFrames(steady) == FFprobe.countFrames(shaky))
+        let source = try FFprobe.probe(shaky), written = try FFprobe.probe(steady)
+        let (sourceVideo, writtenVideo) = (source.streams(ofType: "video").first, written.streams(ofType: "video").first)
+        #expect(writtenVideo?.width == 640 && writtenVideo?.height == 480)
+        let soundBefore = try #require(source.streams(ofType: "audio").first?.duration)
+        let soundAfter = try #require(written.streams(ofType: "audio").first?.duration)
+        #expect(abs(soundBefore - soundAfter) <= 0.0214, "sound \(soundBefore) s before, \(soundAfter) s after")
+        #expect(abs((sourceVideo?.duration ?? 0) - (writtenVideo?.duration ?? 0)) < 0.001)
+    }
+
+    @Test func badArgumentsAreOneLine() throws {
+        let shaky = try shakyClip()
+        for (arguments, words) in [(["stabilize", shaky.path], "needs -o OUT"),
+                                   (["stabilize", shaky.path, "-o", shaky.path], "the input"),
+                                   (["stabilize", shaky.path, "-o", directory.appendingPathComponent("x.mp4").path,
+                                     "--strength", "2"], "--strength"),
+                                   (["stabilize", directory.appendingPathComponent("none.mp4").path, "-o",
+                                     directory.appendingPathComponent("y.mp4").path], "none.mp4")] {
+            let result = try ProcessRunner.reel(arguments)
+            #expect(result.status != 0 && result.standardError.contains(words), "\(arguments): \(result.standardError)")
+            #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Live stabilization at 1080p30 with a filter, with the optimised binary: every frame kept,
+/// and the shake measured by vidstabdetect against the same camera unsteadied and against
+/// `reel stabilize` after the fact.
+@Suite(.serialized, .enabled(if: Paths.releaseReelBinary != nil, Comment(rawValue: Paths.releaseBinaryMissing)),
+       .disabled(if: Sanitizer.slowsRealTime, "it runs the optimised binary, which no sanitizer instruments"))
+struct RealTimeStabilizationTests {
+    @Test func cinematicAt1080pKeepsEveryFrameAndTakesOutTheShake() throws {
+        let directory = try Paths.temporaryDirectory("reel-realtime-stabilization")
+        let binary = try #require(Paths.releaseReelBinary)
+        func record(_ mode: String) throws -> (URL, String) {
+            let out = directory.appendingPathComponent("handheld-\(mode).mp4")
+            let result = try ProcessRunner.run(binary.path, [
+                "record", "-o", out.path, "--device", "virtual:handheld-camera", "--mic", "none", "--preset", "1920x1080",
+                "--fps", "30", "--filter", "PhotoEffectTonal", "--stabilization", mode, "--max-duration", "6", "--stats",
+            ], timeout: 90)
+            #expect(result.status == 0, "\(result.standardError)")
+            return (out, result.standardError + result.standardOutput)
+        }
+        let (shaky, _) = try record("off")
+        let (steady, report) = try record("cinematic")
+        #expect(report.contains("180 frames, 0 dropped"), "\(report)")
+        let after = directory.appendingPathComponent("after.mp4")
+        let offline = try ProcessRunner.run(binary.path, ["stabilize", shaky.path, "-o", after.path, "--strength", "0.5",
+                                                          "--preset", "veryfast"], timeout: 180)
+        #expect(offline.status == 0, "\(offline.standardError)")
+        let before = try ShakeMeter.meanMotion(shaky).pixels
+        let live = 1 - (try ShakeMeter.meanMotion(steady).pixels) / before
+        let afterwards = 1 - (try ShakeMeter.meanMotion(after).pixels) / before
+        print("1080p30 handheld: \(before) px/frame unsteadied; live cinematic −\(Int(live * 100)) %, "
+              + "reel stabilize −\(Int(afterwards * 100)) %; \(report.trimmingCharacters(in: .whitespacesAndNewlines))")
+        #expect(live >= 0.8, "live cinematic took out \(live)")
+        #expect(afterwards >= live - 0.02, "reel stabilize \(afterwards) against live \(live)")
+    }
+}
