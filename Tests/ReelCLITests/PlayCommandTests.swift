@@ -1,6 +1,6 @@
 import Foundation
+import ReelCore
 import ReelTestSupport
-import Synchronization
 import Testing
 
 /// `reel play` as a user runs it: its window under Xvfb, grabbed from the screen, and its
@@ -47,7 +47,7 @@ import Testing
         let server = try DeviceServer.xvfb(display: display, width: screen.width, height: screen.height)
         defer { server.stop() }
         let finished = DispatchSemaphore(value: 0)
-        let result = Mutex<ProcessResult?>(nil)
+        let result = PosixMutex<ProcessResult?>(nil)
         let player = Thread {
             let run = try? ProcessRunner.run(Paths.reelBinary.path, ["play", clip.path, "--no-sound", "--for", "3.5"], timeout: 60,
                                              environment: ["DISPLAY": ":\(display)", "PATH": "/usr/bin:/bin",
@@ -81,7 +81,7 @@ import Testing
         defer { server.stop() }
         let environment = ["DISPLAY": ":\(display)", "PATH": "/usr/bin:/bin", "HOME": directory.path]
         let finished = DispatchSemaphore(value: 0)
-        let result = Mutex<ProcessResult?>(nil)
+        let result = PosixMutex<ProcessResult?>(nil)
         let player = Thread {
             let run = try? ProcessRunner.run(Paths.reelBinary.path, ["play", clip.path, "--no-sound"], timeout: 90,
                                              environment: environment)

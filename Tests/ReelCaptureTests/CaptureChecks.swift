@@ -34,7 +34,7 @@ struct CaptureChecks {
             audioEnd = max(audioEnd, sample.timeRange.end.seconds)
             for (i, value) in (sample.audioBuffer?.floatSamples(channel: 0) ?? []).enumerated() where abs(value) > 0.3 {
                 let time = sample.presentationTime.seconds + Double(i) / 48000
-                if time - last > 0.5 { clicks.append(time) }
+                if time - last > 0.2 { clicks.append(time) }
                 last = time
             }
         }

@@ -8,9 +8,9 @@ import Testing
 /// A recording starts and ends with its pictures: the virtual camera's flash and the
 /// virtual microphone's click, made at the same instant, come out together (the AAC
 /// priming hidden by an edit list, not shifted), and a recording stopped by hand ends its
-/// sound at its last picture.
-@Suite(.disabled(if: Sanitizer.slowsRealTime, "a sanitizer build is too slow for real-time capture"))
-struct RecordingSyncTests {
+/// sound at its last picture. On the harness's clock: the subject is the timestamps, not
+/// the pace, so it runs under the sanitizers too.
+@Suite struct RecordingSyncTests {
     /// Each stream's first and last instant, as ffprobe reads them.
     struct StreamSpan {
         var start: Double
@@ -39,7 +39,8 @@ struct RecordingSyncTests {
     @Test(arguments: [(25.0, 2.37, "mp4"), (30.0, 2.61, "mov"), (60.0, 2.83, "mp4")])
     func flashAndClickComeOutTogetherAndTheSoundEndsWithThePicture(rate: Double, stopAfter: Double, ext: String) async throws {
         let directory = try Paths.temporaryDirectory("reel-recording-sync")
-        let session = CaptureSession()
+        let capture = SteppedCapture()
+        let session = capture.session
         let camera = CaptureDevice.testCamera(width: 320)
         try camera.setFrameRate(rate)
         try session.addInput(try CaptureDeviceInput(device: camera))
@@ -52,13 +53,13 @@ struct RecordingSyncTests {
         session.startRunning()
         // Start just before a flash (the session clock's whole second), stop at a moment
         // between frames: the sound must end with the last picture anyway.
-        usleep(800_000)
+        capture.advance(0.8)
         try movie.startRecording(to: url) { _, error in
             finished.continuation.yield(error)
             finished.continuation.finish()
         }
-        usleep(UInt32(stopAfter * 1_000_000))
-        movie.stopRecording()
+        capture.advance(stopAfter)
+        try capture.stopRecording(movie)
         session.stopRunning()
         for await error in finished.stream { #expect(error == nil, "\(String(describing: error))") }
 
@@ -84,17 +85,18 @@ struct RecordingSyncTests {
     /// A released hold ends its segment's sound at its last picture.
     @Test func aReleasedHoldEndsItsSoundWithItsLastPicture() async throws {
         let directory = try Paths.temporaryDirectory("reel-hold-end")
-        let session = CaptureSession()
+        let capture = SteppedCapture()
+        let session = capture.session
         try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
         try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         session.sessionPreset = .low
         let recorder = try SegmentedRecorder(session: session, directory: directory.appendingPathComponent("segments"),
                                              outputURL: directory.appendingPathComponent("out.mp4"))
         session.startRunning()
-        usleep(300_000)
+        capture.advance(0.3)
         try recorder.startSegment()
-        usleep(1_130_000)
-        recorder.pauseSegment()
+        capture.advance(1.13)
+        try capture.whileAdvancing(until: { !recorder.isTakingPictures }) { recorder.pauseSegment() }
         session.stopRunning()
         let segment = try #require(recorder.segments.first)
         let (video, audio) = try Self.spans(segment.url)

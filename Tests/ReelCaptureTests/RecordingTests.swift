@@ -31,9 +31,11 @@ import Testing
         }
     }
 
-    @Test(.disabled(if: Sanitizer.slowsRealTime, "a sanitizer build is too slow for real-time capture to keep every frame"))
-    func recordingHoldsEveryFrameOnceAndKeepsSync() async throws {
-        let session = CaptureSession()
+    /// On the harness's clock (RealTimeRecordingTests proves every frame in real time, with
+    /// the optimised binary, alone): every frame of 3.5 s, once, in order, in sync.
+    @Test func recordingHoldsEveryFrameOnceAndKeepsSync() async throws {
+        let capture = SteppedCapture()
+        let session = capture.session
         let camera = try CaptureDevice.device(withUniqueID: "virtual:camera")
         camera.activeFormat = camera.formats.first { $0.width == 320 }
         try camera.setFrameRate(30)
@@ -46,27 +48,26 @@ import Testing
         let url = directory.appendingPathComponent("recording.mp4")
         let finished = AsyncStream<ReelError?>.makeStream()
         session.startRunning()
-        usleep(300_000) // the camera warms up, as a preview would
+        capture.advance(0.31) // the camera warms up, as a preview would (between frames 9 and 10)
         try movie.startRecording(to: url) { _, error in
             finished.continuation.yield(error)
             finished.continuation.finish()
         }
-        // Stop between flashes (at about 3.5 s), so the last flash's click is in too.
-        usleep(3_500_000)
-        movie.stopRecording()
+        // Stop between flashes (at 3.5 s), so the last flash's click is in too.
+        capture.advance(3.5)
+        try capture.stopRecording(movie)
         session.stopRunning()
         for await error in finished.stream { #expect(error == nil, "\(String(describing: error))") }
 
         let checks = try CaptureChecks(url)
-        #expect(checks.counters.count >= 80, "\(checks.counters.count) frames in 3 s")
-        // In order, each once; a frame missing in this debug build (the suites share two
-        // cores) must be one the session counted as dropped, never one silently lost.
-        // RealTimeRecordingTests proves every frame, with the optimised binary, alone.
-        let increasing = zip(checks.counters, checks.counters.dropFirst()).allSatisfy { $1 > $0 }
-        let missing = (checks.counters.last ?? 0) - (checks.counters.first ?? 0) + 1 - checks.counters.count
-        #expect(increasing, "counters out of order or repeated: \(checks.counterBreaks)")
-        #expect(missing <= session.droppedFrames, "\(missing) frames missing, \(session.droppedFrames) dropped: \(checks.counterBreaks)")
+        // Frames 10 (the first after the call at 0.31 s) to 114 (the last due by 3.81 s):
+        // each once, in order, none dropped.
+        #expect(checks.counters.first == 10 && checks.counters.count == 105, "\(checks.counters.count) frames from \(checks.counters.first ?? -1)")
+        #expect(checks.countersAreConsecutive, "\(checks.counterBreaks)")
+        #expect(session.droppedFrames == 0)
         _ = checks.expectSync(frameDuration: 1.0 / 30)
+        // The sound ends with the last picture.
+        #expect(abs(checks.audioEnd - ((checks.frameTimes.last ?? 0) + 1.0 / 30)) < 0.03, "audio to \(checks.audioEnd) s")
     }
 
     /// Opening an encoder takes tens of milliseconds, many frames at 240 fps; the pictures
@@ -109,37 +110,36 @@ import Testing
     /// The session's clock starts again at zero each run: a recording in the second run
     /// holds that run's sound only.
     @Test func aSecondRunRecordsItsOwnSound() async throws {
-        let session = CaptureSession()
+        let capture = SteppedCapture()
+        let session = capture.session
         try session.add(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
         try session.add(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         session.sessionPreset = .low
         let movie = MovieFileOutput()
         try session.add(movie)
         session.startRunning()
-        usleep(1_200_000)
+        capture.advance(1.2)
         session.stopRunning()
         session.startRunning()
-        usleep(300_000)
+        capture.advance(0.31)
         let url = directory.appendingPathComponent("second-run.mp4")
         let finished = AsyncStream<ReelError?>.makeStream()
         try movie.startRecording(to: url) { _, error in
             finished.continuation.yield(error)
             finished.continuation.finish()
         }
-        usleep(1_500_000)
-        movie.stopRecording()
+        capture.advance(1.5)
+        try capture.stopRecording(movie)
         session.stopRunning()
         for await error in finished.stream { #expect(error == nil, "\(String(describing: error))") }
         let checks = try CaptureChecks(url)
         let audioStart = try #require(checks.audioStart), videoStart = try #require(checks.frameTimes.first)
         let videoEnd = try #require(checks.frameTimes.last) + 1.0 / 30
-        // The sound starts and ends with the picture, not a second away from it. (The stop
-        // waits for late sound while it keeps coming; a sanitizer build's microphone can stall.)
+        // The sound starts and ends with the picture, not a second away from it.
         #expect(abs(audioStart - videoStart) < 0.05, "audio from \(audioStart) s, video from \(videoStart) s")
-        expectInRealTime {
-            #expect(abs(checks.audioEnd - videoEnd) < 0.1, "audio to \(checks.audioEnd) s, video to \(videoEnd) s")
-            _ = checks.expectSync(frameDuration: 1.0 / 30)
-        }
+        #expect(abs(checks.audioEnd - videoEnd) < 0.03, "audio to \(checks.audioEnd) s, video to \(videoEnd) s")
+        #expect(checks.counters.count == 45 && checks.countersAreConsecutive, "\(checks.counterBreaks)")
+        _ = checks.expectSync(frameDuration: 1.0 / 30)
     }
 
     @Test(.enabled(if: SmallDisk.canMount, "needs root to mount a small tmpfs"))

@@ -16,7 +16,8 @@ import Testing
         let clip = directory.appendingPathComponent("other.mp4")
         try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2", "-c:v", "libx264",
                                   "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip.path])
-        let session = CaptureSession()
+        let capture = SteppedCapture()
+        let session = capture.session
         let camera = CaptureDevice.testCamera(width: 320)
         camera.isSubjectAreaChangeMonitoringEnabled = true
         let input = try CaptureDeviceInput(device: camera)
@@ -34,16 +35,19 @@ import Testing
         }
         defer { NotificationCenter.default.removeObserver(observer) }
         session.startRunning()
-        usleep(400_000)
+        capture.advance(0.4)
         camera.videoZoomFactor = 4
-        let outcome = switched.wait(timeout: .now() + 10)
+        // Frames come until the observer has switched (the notification is posted from its
+        // own queue, so it may run while the clock moves).
+        capture.advance(until: { switched.wait(timeout: .now()) == .success }, limit: 10)
+        let outcome: DispatchTimeoutResult = session.inputs.first?.device === other.device ? .success : .timedOut
         #expect(outcome == .success, "the observer's commitConfiguration() never returned")
         // A deadlocked session's queue never frees: stopping it would hang the suite.
         guard outcome == .success else { return }
         #expect(session.inputs.map(\.device.uniqueID) == ["file:\(clip.path)"])
         let delivered = session.deliveredFrames
-        usleep(300_000)
-        #expect(session.deliveredFrames > delivered, "frames keep coming from the new camera")
+        capture.advance(0.3)
+        #expect(abs(session.deliveredFrames - delivered - 9) <= 1, "frames keep coming from the new camera: 9 in 0.3 s")
         session.stopRunning()
         #expect(!session.isRunning)
     }

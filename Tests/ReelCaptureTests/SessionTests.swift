@@ -24,22 +24,25 @@ import Testing
         return url
     }
 
-    func virtualSession() throws -> (CaptureSession, CaptureDeviceInput) {
-        let session = CaptureSession()
+    /// A virtual camera and microphone on the harness's clock.
+    func virtualSession() throws -> (SteppedCapture, CaptureDeviceInput) {
+        let capture = SteppedCapture()
+        let session = capture.session
         session.sessionPreset = .low
         let camera = CaptureDevice.testCamera(width: 320)
         let input = try CaptureDeviceInput(device: camera)
         try session.add(input)
         try session.add(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
-        return (session, input)
+        return (capture, input)
     }
 
-    func record(_ session: CaptureSession, to url: URL, during body: (MovieFileOutput) async throws -> Void) async throws -> ReelError? {
+    func record(_ capture: SteppedCapture, to url: URL, during body: (MovieFileOutput) async throws -> Void) async throws -> ReelError? {
+        let session = capture.session
         let movie = MovieFileOutput()
         try session.add(movie)
         let finished = AsyncStream<ReelError?>.makeStream()
         session.startRunning()
-        usleep(300_000) // the camera warms up, as a preview would
+        capture.advance(0.31) // the camera warms up, as a preview would
         try movie.startRecording(to: url) { _, error in
             finished.continuation.yield(error)
             finished.continuation.finish()
@@ -51,31 +54,27 @@ import Testing
         return outcome
     }
 
-    @Test(.disabled(if: Sanitizer.slowsRealTime, "real-time capture; a sanitizer build cannot keep its pace"))
-    func switchingCamerasMidRecordingKeepsOneFileWithoutAGap() async throws {
-        let (session, virtual) = try virtualSession()
+    @Test func switchingCamerasMidRecordingKeepsOneFileWithoutAGap() async throws {
+        let (capture, virtual) = try virtualSession()
+        let session = capture.session
         let file = try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "file:\(try redClip().path)"))
         let url = directory.appendingPathComponent("switch.mp4")
-        var switchedAt = Date(), startedAt = Date(), stoppedAt = Date()
-        let error = try await record(session, to: url) { movie in
-            startedAt = Date()
-            usleep(1_500_000)
-            switchedAt = Date()
+        // On the harness's clock: 1.5 s of the virtual camera, then 1.5 s of the file.
+        let recorded = 3.0, before = 1.5
+        let error = try await record(capture, to: url) { movie in
+            capture.advance(before)
             session.beginConfiguration()
             session.removeInput(virtual)
             #expect(session.canAddInput(file))
             try session.add(file)
             session.commitConfiguration()
-            usleep(1_500_000)
-            stoppedAt = Date()
-            movie.stopRecording()
+            capture.advance(recorded - before)
+            try capture.stopRecording(movie)
         }
-        // Sleeps can overrun on a busy machine: the file is checked against the clock.
-        let recorded = stoppedAt.timeIntervalSince(startedAt), before = switchedAt.timeIntervalSince(startedAt)
         #expect(error == nil, "\(String(describing: error))")
         let checks = try CaptureChecks(url)
         let steps = zip(checks.frameTimes, checks.frameTimes.dropFirst()).map { $1 - $0 }
-        #expect(Double(checks.frameTimes.count) >= (recorded - 0.3) * 30, "\(checks.frameTimes.count) frames in \(recorded) s")
+        #expect(checks.frameTimes.count == 90, "\(checks.frameTimes.count) frames in \(recorded) s")
         #expect((steps.max() ?? 1) <= 1.0 / 30 + 1e-6, "largest gap \(steps.max() ?? 0) s")
         // The first half is the virtual camera's (counting), the second the red file's.
         let asset = try Asset(url: url)
@@ -92,9 +91,9 @@ import Testing
         #expect(abs((probe.duration ?? 0) - recorded) < 0.3, "\(probe.duration ?? 0) s recorded in \(recorded) s")
     }
 
-    @Test(.disabled(if: Sanitizer.slowsRealTime, "real-time capture; a sanitizer build cannot keep its pace"))
-    func aCameraThatGoesAwayEndsTheRecordingPlayablyWithANotification() async throws {
-        let (session, virtual) = try virtualSession()
+    @Test func aCameraThatGoesAwayEndsTheRecordingPlayablyWithANotification() async throws {
+        let (capture, virtual) = try virtualSession()
+        let session = capture.session
         let broken = try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "file:\(try redClip(audioOnly: true).path)"))
         let (interruptions, interrupted) = AsyncStream<String>.makeStream()
         let observer = NotificationCenter.default.addObserver(forName: CaptureSession.wasInterruptedNotification,
@@ -103,12 +102,14 @@ import Testing
         }
         defer { NotificationCenter.default.removeObserver(observer) }
         let url = directory.appendingPathComponent("vanished.mp4")
-        let error = try await record(session, to: url) { _ in
-            usleep(1_200_000)
+        let error = try await record(capture, to: url) { movie in
+            capture.advance(1.2)
             session.beginConfiguration()
             session.removeInput(virtual)
             try session.add(broken)
             session.commitConfiguration()
+            // The next frame finds no picture: the session is interrupted and the recording ends.
+            capture.advance(until: { !movie.isRecording }, limit: 1)
         }
         #expect(error?.message.contains("recording stopped") == true, "\(String(describing: error))")
         var iterator = interruptions.makeAsyncIterator()
@@ -116,27 +117,26 @@ import Testing
         #expect(session.isInterrupted)
         let probe = try FFprobe.probe(url)
         #expect((probe.duration ?? 0) > 1, "the frames before the loss are kept")
-        #expect(try FFprobe.countFrames(url) >= 30)
+        #expect(try FFprobe.countFrames(url) == 36)
     }
 
     @Test func subjectAreaChangeIsPostedWhenTheViewChanges() async throws {
-        let (session, virtual) = try virtualSession()
+        let (capture, virtual) = try virtualSession()
+        let session = capture.session
         virtual.device.isSubjectAreaChangeMonitoringEnabled = true
         let (changes, changed) = AsyncStream<Bool>.makeStream()
         let observer = NotificationCenter.default.addObserver(forName: CaptureSession.subjectAreaDidChangeNotification,
                                                               object: virtual.device, queue: nil) { _ in changed.yield(true) }
         defer { NotificationCenter.default.removeObserver(observer) }
         session.startRunning()
-        usleep(400_000)
+        capture.advance(0.4)
         virtual.device.videoZoomFactor = 4
-        let timeout = Task {
-            try await Task.sleep(nanoseconds: 3_000_000_000)
-            changed.finish()
-        }
+        // Three seconds of frames to notice it in; stopping the session delivers what it posted.
+        capture.advance(3)
+        session.stopRunning()
+        changed.finish()
         var iterator = changes.makeAsyncIterator()
         let note = await iterator.next()
-        timeout.cancel()
-        session.stopRunning()
         #expect(note != nil, "no subject-area change after zooming to 4x")
     }
 }

@@ -3,7 +3,6 @@ import ReelAsset
 @testable import ReelComposition
 import ReelCore
 import ReelTestSupport
-import Synchronization
 import Testing
 
 /// Decoding ahead on threads of their own changes when frames are decoded, never which:
@@ -160,7 +159,7 @@ import Testing
     @Test func readAheadStopsAtItsCapacityAndClosesPromptly() throws {
         let asset = try clips()[0]
         let track = try #require(asset.tracks(withMediaType: .video).first)
-        let opened = Mutex(0)
+        let opened = PosixMutex(0)
         let ahead = ReadAhead(capacity: 3, name: "test") { () throws(ReelError) in
             opened.withLock { $0 += 1 }
             return try Self.reading(track, of: asset)

@@ -4,7 +4,6 @@ import ReelComposition
 import ReelCore
 @testable import ReelPlayback
 import ReelTestSupport
-import Synchronization
 import Testing
 
 /// What a viewer sees: the picture on screen after seeks and during play, read back from
@@ -148,7 +147,7 @@ import Testing
         let item = PlayerItem(asset: try indexClip("end", frames: 60))
         let clock = ManualClock()
         let player = Player(playerItem: item, clock: clock)
-        let posts = Mutex<[MediaTime]>([])
+        let posts = PosixMutex<[MediaTime]>([])
         let token = NotificationCenter.default.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: item,
                                                            queue: nil) { _ in
             posts.withLock { $0.append(player.currentTime()) }
@@ -171,7 +170,7 @@ import Testing
         let item = PlayerItem(asset: try indexClip("observe", frames: 90))
         let clock = ManualClock()
         let player = Player(playerItem: item, clock: clock)
-        let periodic = Mutex<[MediaTime]>([]), boundary = Mutex(0)
+        let periodic = PosixMutex<[MediaTime]>([]), boundary = PosixMutex(0)
         player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 2)) { time in periodic.withLock { $0.append(time) } }
         let crossing = player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 1, timescale: 1), MediaTime(value: 3, timescale: 2)]) {
             boundary.withLock { $0 += 1 }

@@ -3,7 +3,6 @@ import ReelAsset
 import ReelCore
 @testable import ReelPlayback
 import ReelTestSupport
-import Synchronization
 import Testing
 
 /// A queue of items played one after another: the next starts where the last ended, to the
@@ -48,7 +47,7 @@ import Testing
         let player = QueuePlayer(items: [first, second], clock: clock)
         #expect(player.actionAtItemEnd == .advance)
         #expect(player.items().count == 2)
-        let ended = Mutex<[ObjectIdentifier]>([])
+        let ended = PosixMutex<[ObjectIdentifier]>([])
         let token = NotificationCenter.default.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: nil,
                                                            queue: nil) { note in
             // Only this test's items: other suites' players post from their threads too.

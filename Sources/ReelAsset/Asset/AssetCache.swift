@@ -1,6 +1,5 @@
 import Foundation
 import ReelCore
-import Synchronization
 
 /// What ``Asset`` has read from files in this process, keyed by path and checked against
 /// the file's identity and change times, so that the several looks a composition, a merge
@@ -31,7 +30,7 @@ final class AssetCache: Sendable {
     }
 
     private let capacity: Int
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     init(capacity: Int) {
         self.capacity = capacity

@@ -1,7 +1,6 @@
 public import Foundation
 import ReelAV
 public import ReelCore
-import Synchronization
 
 /// Writes media to a new file: inputs per track, a session, and an atomic finish.
 /// `AVAssetWriter`.
@@ -33,7 +32,7 @@ public final class AssetWriter: Sendable {
     public let outputURL: URL
     public let outputFileType: FileType
     /// Settings, status, session bounds and the open file: one state, one lock.
-    private let machine = Mutex(AssetWriterStateMachine<WriterFiles>())
+    private let machine = PosixMutex(AssetWriterStateMachine<WriterFiles>())
 
     /// Write a fragmented file with a fragment at least this often, so that an
     /// interrupted recording stays playable; the finished file is an ordinary one with the

@@ -2,7 +2,6 @@ public import Dispatch
 import Foundation
 import ReelAV
 public import ReelCore
-import Synchronization
 
 /// One track of a file being written: its medium, its encoding settings, and the
 /// samples appended to it. `AVAssetWriterInput`.
@@ -21,7 +20,7 @@ public final class AssetWriterInput: @unchecked Sendable {
         var languageCode: String?
     }
 
-    private let settings = Mutex(Settings())
+    private let settings = PosixMutex(Settings())
 
     /// Whether the source is live (a camera): the input then queues more before it
     /// reports not ready, so that a short stall of the encoder drops no frame.

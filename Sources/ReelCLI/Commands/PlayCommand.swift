@@ -4,7 +4,6 @@ import ReelComposition
 import ReelCore
 import ReelPlayback
 import ReelSDL
-import Synchronization
 
 /// `reel play FILE|SPEC.json`: plays a file, or a composition spec without exporting it,
 /// in a window (SDL2) with its sound (PulseAudio), answering keys as ffplay does.
@@ -43,7 +42,7 @@ struct PlayCommand: Command {
         if let error = item.error { throw error }
 
         let player = Player(playerItem: item, audioDevice: arguments.flag("no-sound") ? .none : .automatic)
-        let ended = Mutex(false)
+        let ended = PosixMutex(false)
         let token = NotificationCenter.default.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: item,
                                                            queue: nil) { _ in ended.withLock { $0 = true } }
         defer { NotificationCenter.default.removeObserver(token) }

@@ -1,12 +1,11 @@
 import Foundation
 import ReelAsset
 import ReelCore
-import Synchronization
 
 /// The camera's on-screen display, drawn over the optics: the frame counter in binary
 /// along the top and an `HH:MM:SS:FF` timecode at the bottom left.
 enum CameraDisplay {
-    private static let glyphCache = Mutex<[Int: Glyphs]>([:])
+    private static let glyphCache = PosixMutex<[Int: Glyphs]>([:])
 
     /// The characters of a timecode as coverage masks, drawn once per size with the system font.
     struct Glyphs {

@@ -1,13 +1,12 @@
 import Foundation
 import ReelAsset
 import ReelCore
-import Synchronization
 
 /// `file:PATH` as a live camera and microphone: the file's pictures and sound at the
 /// session's clock, looping at the end. Pictures are scaled to the session's size; the
 /// digital zoom crops into the centre.
 final class FileCamera: @unchecked Sendable {
-    private static let cameras = Mutex<[String: FileCamera]>([:])
+    private static let cameras = PosixMutex<[String: FileCamera]>([:])
 
     private let asset: Asset
     private let loopSeconds: Double

@@ -2,7 +2,6 @@ import Foundation
 import ReelAsset
 import ReelAV
 import ReelCore
-import Synchronization
 
 /// A hardware (or server) device read through libavdevice on a thread of its own:
 /// `pulse:NAME`, `alsa:NAME`, `x11:DISPLAY`, `v4l2:/dev/videoN`. Reads block until the
@@ -17,7 +16,7 @@ final class LiveDevice: @unchecked Sendable {
         var mediaType: MediaType
     }
 
-    private static let devices = Mutex<[String: LiveDevice]>([:])
+    private static let devices = PosixMutex<[String: LiveDevice]>([:])
 
     let id: String
     private let lock = NSLock()

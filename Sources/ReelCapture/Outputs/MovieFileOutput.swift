@@ -2,7 +2,6 @@ import Dispatch
 public import Foundation
 public import ReelAsset
 public import ReelCore
-import Synchronization
 
 /// Records the session to a file. `AVCaptureMovieFileOutput`.
 ///
@@ -65,9 +64,9 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         }
     }
 
-    private let settings = Mutex(Settings())
+    private let settings = PosixMutex(Settings())
     /// The recording: one state, one lock, one round trip per sample.
-    private let machine = Mutex(RecordingStateMachine<Sink>())
+    private let machine = PosixMutex(RecordingStateMachine<Sink>())
     /// How long a stop waits for the sound of the last picture's moment (it comes in 21 ms
     /// runs) before closing the file without it.
     static let audioWait = DispatchTimeInterval.milliseconds(250)

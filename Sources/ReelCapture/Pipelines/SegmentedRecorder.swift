@@ -67,6 +67,9 @@ public final class SegmentedRecorder: @unchecked Sendable {
 
     public var segments: [Segment] { lock.withLock { _segments } }
     public var isRecording: Bool { lock.withLock { recording != nil } }
+    /// Whether the segment's file still takes pictures: false from the moment its stop is
+    /// decided, while ``isRecording`` stays true until the file is finished.
+    var isTakingPictures: Bool { movie.isRecording }
 
     /// All finished segments plus the one being recorded.
     public var recordedDuration: MediaTime {

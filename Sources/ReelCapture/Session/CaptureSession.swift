@@ -3,7 +3,6 @@ import Foundation
 import ReelAV
 public import ReelCore
 public import ReelFilters
-import Synchronization
 
 /// Live capture: devices in, outputs out, a preset for the size, and a filter applied
 /// once to each frame so that every output gets the same filtered picture. `AVCaptureSession`.
@@ -46,7 +45,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Configuration, running state (with the run's timers), counters and photo requests:
     /// one state, one lock.
-    private let state = Mutex(CaptureSessionStateMachine())
+    private let state = PosixMutex(CaptureSessionStateMachine())
     private let videoQueue = DispatchQueue(label: "reel.capture.video", qos: .userInteractive)
     private let audioQueue = DispatchQueue(label: "reel.capture.audio", qos: .userInteractive)
     /// Notifications are posted from here, never from the frame queues: an observer may
@@ -54,6 +53,8 @@ public final class CaptureSession: @unchecked Sendable {
     private let notifications = DispatchQueue(label: "reel.capture.notifications")
     /// Marks the session's queues, so that a call made on one of them does not wait on it.
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// The time frames and sound are due by (the uptime clock, or a test's manual clock).
+    private let captureClock: any CaptureClock
     // Owned by the video queue (asserted).
     private var videoGeneration = 0
     private var clock = FrameClock(rate: 30)
@@ -68,7 +69,14 @@ public final class CaptureSession: @unchecked Sendable {
     /// Whether a live microphone's first sound has been placed on the session clock.
     private var liveAudioPlaced = false
 
-    public init() {
+    public convenience init() {
+        self.init(clock: SystemCaptureClock())
+    }
+
+    /// A session whose frames and sound fall due by `clock`.
+    /// - Parameter clock: The uptime clock, or a ``ManualCaptureClock`` that a test moves.
+    package init(clock: any CaptureClock) {
+        captureClock = clock
         videoQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
         audioQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
         notifications.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
@@ -206,19 +214,20 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Starts the devices; returns at once. `startRunning()`.
     public func startRunning() {
-        guard case (let configuration, let run)? = state.withLock({ $0.start(atNanoseconds: DispatchTime.now().uptimeNanoseconds) })
+        guard case (let configuration, let run)? = state.withLock({ $0.start(atNanoseconds: captureClock.uptimeNanoseconds) })
         else { return }
         if let camera = configuration.camera { startLive(camera) }
         if let microphone = configuration.microphone, microphone !== configuration.camera { startLive(microphone) }
         var timers = run
-        if let camera = configuration.camera {
+        let stepped = captureClock.attach(self)
+        if let camera = configuration.camera, !stepped {
             // The video queue starts its clock at the run's start when it sees the new generation.
             let timer = DispatchSource.makeTimerSource(queue: videoQueue)
             timer.schedule(deadline: .now(), repeating: Self.tickInterval(rate: camera.activeFrameRate), leeway: .milliseconds(1))
             timer.setEventHandler { [weak self] in self?.videoTick() }
             timers.video = timer
         }
-        if configuration.microphone != nil {
+        if configuration.microphone != nil, !stepped {
             let timer = DispatchSource.makeTimerSource(queue: audioQueue)
             timer.schedule(deadline: .now(), repeating: .milliseconds(10), leeway: .milliseconds(2))
             timer.setEventHandler { [weak self] in self?.audioTick() }
@@ -294,7 +303,7 @@ public final class CaptureSession: @unchecked Sendable {
             monitor.reset()
             lastCamera = nil
         }
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = captureClock.uptimeNanoseconds
         if rate != clock.rate {
             clock = clock.rebased(at: nextFrame, rate: rate)
             run.video?.schedule(deadline: .now(), repeating: Self.tickInterval(rate: rate), leeway: .milliseconds(1))
@@ -382,7 +391,7 @@ public final class CaptureSession: @unchecked Sendable {
         }
         if let live = LiveDevice.shared(for: microphone) { return liveAudioTick(microphone, live, outputs: outputs) }
         let rate = Int64(VirtualMicrophone.sampleRate)
-        let due = Int64(Double(DispatchTime.now().uptimeNanoseconds &- audioStart) / 1e9 * Double(rate))
+        let due = Int64(Double(captureClock.uptimeNanoseconds &- audioStart) / 1e9 * Double(rate))
         while nextSample + 1024 <= due {
             let samples: [Float]
             if case .file = microphone.source, let source = FileCamera.shared(for: microphone) {
@@ -403,7 +412,7 @@ public final class CaptureSession: @unchecked Sendable {
         if !liveAudioPlaced {
             let waiting = Int64(live.bufferedSampleCount)
             guard waiting > 0 else { return }
-            let heard = Int64(Double(DispatchTime.now().uptimeNanoseconds &- audioStart) / 1e9 * Double(rate))
+            let heard = Int64(Double(captureClock.uptimeNanoseconds &- audioStart) / 1e9 * Double(rate))
             nextSample = max(0, heard - waiting)
             liveAudioPlaced = true
         }
@@ -418,6 +427,15 @@ public final class CaptureSession: @unchecked Sendable {
             for output in outputs { output.deliverThroughConnection(sample) }
         }
         nextSample += Int64(samples.count)
+    }
+
+    /// One turn of the frame and sound timers, for a clock that steps the session itself
+    /// (``ManualCaptureClock``): what has fallen due is delivered before it returns.
+    func step() {
+        precondition(!isOnOwnQueue, "a manual capture clock is moved from outside the session's queues")
+        guard state.withLock({ $0.run != nil }) else { return }
+        videoQueue.sync { videoTick() }
+        audioQueue.sync { audioTick() }
     }
 
     /// Posts on the session's notification queue, in order, never on a frame queue.

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A picture in memory: width, height, a ``PixelFormat`` and its planes. `CVPixelBuffer`.
 ///

@@ -13,7 +13,7 @@ public final class PixelBufferPool: Sendable {
 
     private let planes: [PixelBuffer.Plane]
     private let byteCount: Int
-    private let free = Mutex<[PixelStorage]>([])
+    private let free = PosixMutex<[PixelStorage]>([])
     private let made = Atomic<Int>(0)
 
     /// A pool for `width`×`height` buffers of `pixelFormat`.

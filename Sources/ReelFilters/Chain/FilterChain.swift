@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import ReelAV
 public import ReelCore
 
@@ -234,7 +233,7 @@ final class CubeStage: Stage {
     private let cube: CubeLUT
     /// The lattice for RGB pictures and the one for YCbCr pictures, each made when a picture
     /// first needs it (a 256-point cube's is 268 MB).
-    private let lattices = Mutex<(rgb: CubeLUT.Prepared?, video: CubeLUT.Prepared?)>((nil, nil))
+    private let lattices = PosixMutex<(rgb: CubeLUT.Prepared?, video: CubeLUT.Prepared?)>((nil, nil))
 
     init(cube: CubeLUT) { self.cube = cube }
 

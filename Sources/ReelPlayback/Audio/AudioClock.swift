@@ -1,5 +1,4 @@
 public import ReelCore
-import Synchronization
 
 /// The sound device's clock: the time of the sample being heard now, which is the samples
 /// written minus those still waiting in the server and the card. A player timed by it keeps
@@ -13,7 +12,7 @@ final class AudioClock: PlaybackClock {
         var last = MediaTime.zero
     }
     let sampleRate: Int32
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     init(sampleRate: Int32) {
         self.sampleRate = sampleRate

@@ -1,7 +1,6 @@
 import Foundation
 import ReelAV
 import ReelCore
-import Synchronization
 
 /// A V4L2 camera node (`v4l2:/dev/videoN`): what VIDIOC_QUERYCAP, ENUM_FMT,
 /// ENUM_FRAMESIZES and ENUM_FRAMEINTERVALS say of it, and its controls, mapped onto
@@ -36,7 +35,7 @@ final class V4L2Camera: @unchecked Sendable {
     static let exposureManual: Int32 = 1, exposureAperturePriority: Int32 = 3
     static let ledNone: Int32 = 0, ledTorch: Int32 = 2
 
-    private static let cameras = Mutex<[String: V4L2Camera]>([:])
+    private static let cameras = PosixMutex<[String: V4L2Camera]>([:])
 
     let id: String
     let path: String

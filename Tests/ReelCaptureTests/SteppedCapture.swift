@@ -1,0 +1,64 @@
+import Dispatch
+import Foundation
+@testable import ReelCapture
+import ReelCore
+
+/// The in-memory capture harness: a session on a ``ManualCaptureClock`` that delivers
+/// frames and sound only as the test moves the clock (swift-nio's `EmbeddedChannel` with
+/// `advanceTime(by:)` is the model). A test of the session's logic steps it frame by frame,
+/// never sleeps, and sees the same frames however busy the machine; it runs under the
+/// sanitizers too. What is about real time stays in RealTimeRecordingTests.
+struct SteppedCapture {
+    let clock = ManualCaptureClock()
+    let session: CaptureSession
+
+    init() {
+        session = CaptureSession(clock: clock)
+    }
+
+    /// Moves the clock on by `seconds`; the frames and sound due meanwhile have reached the
+    /// outputs when it returns.
+    func advance(_ seconds: Double) {
+        clock.advance(seconds: seconds)
+    }
+
+    /// Moves the clock on, a frame's worth at a time, until `done` is true (a handler on
+    /// another queue says so), at most `limit` seconds of capture time.
+    /// - Returns: Whether `done` came true.
+    @discardableResult
+    func advance(until done: () -> Bool, limit: Double = 60) -> Bool {
+        var moved = 0.0
+        while !done() {
+            guard moved < limit else { return false }
+            clock.advance(seconds: 1.0 / 120)
+            moved += 1.0 / 120
+        }
+        return true
+    }
+
+    /// `body` (a call that blocks until the session has delivered something, such as a
+    /// stop that waits for the sound of the last picture) on a thread of its own, while the
+    /// clock moves on once `ready` is true, until `body` returns.
+    /// - Returns: What `body` returned.
+    func whileAdvancing<T: Sendable>(until ready: @escaping () -> Bool = { true },
+                                     _ body: @escaping @Sendable () throws -> T) throws -> T {
+        let result = PosixMutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let outcome = Result { try body() }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        // The call takes its lock-step decision before any time passes.
+        while !ready() { sched_yield() }
+        advance(until: { done.wait(timeout: .now()) == .success })
+        guard let outcome = result.withLock({ $0 }) else { throw ReelError(.invalidState, "the call did not finish") }
+        return try outcome.get()
+    }
+
+    /// Stops `movie`'s recording as an app does (the session keeps running): the stop waits
+    /// for the sound of the last picture's moment, which comes as the clock moves on.
+    func stopRecording(_ movie: MovieFileOutput) throws {
+        _ = try whileAdvancing(until: { !movie.isRecording }) { movie.stopRecording() }
+    }
+}
