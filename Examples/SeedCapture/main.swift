@@ -202,13 +202,15 @@ final class VideoViewController: @unchecked Sendable {
         if session.canAddInput(cameraDeviceInput) {
             session.addInput(cameraDeviceInput)
         }
-        // connection.preferredVideoStabilizationMode = .auto: Reel's movie output has no
-        // connections; the virtual camera's picture is steady.
         if session.canAddInput(audioDeviceInput) {
             session.addInput(audioDeviceInput)
         }
         if session.canAddOutput(movieFileOutput) {
             session.addOutput(movieFileOutput)
+        }
+        // connectionWithMediaType:AVMediaTypeVideo, then stabilization where it is supported.
+        if let connection = movieFileOutput.connection(with: .video), connection.isVideoStabilizationSupported {
+            connection.preferredVideoStabilizationMode = .auto
         }
         session.startRunning()
     }
@@ -219,6 +221,8 @@ final class VideoViewController: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         movieFileOutput.maxRecordedDuration = MediaTime(seconds: seconds, preferredTimescale: 600)
         let url = outputDirectory.appendingPathComponent("movie.mov")
+        // The recording takes the preview's orientation: the seed's app is held upright.
+        movieFileOutput.connection(with: .video)?.videoOrientation = .portrait
         if movieFileOutput.isRecording {
             movieFileOutput.stopRecording()
         } else {
