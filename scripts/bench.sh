@@ -125,6 +125,32 @@ for size in 1280x720 1920x1080; do
   report "capture $size@30 CPU for 10 s" "$reel_cpu" "ffmpeg" "$ff_cpu"
 done
 
+# Live stabilization on the shaking camera (virtual:handheld-camera), 1080p30 with a filter,
+# 10 s per mode: its cost per frame is the process's CPU time over the same recording
+# unsteadied, per frame (the estimator, the 10 % crop and the scale back; CPU time, so a
+# busy machine's waits do not count), beside the pipeline's wall time per frame; the CPU share is the
+# whole recording process's (cores = CPU seconds over wall seconds). After the fact,
+# `reel stabilize` beside ffmpeg's two-pass libvidstab (vidstabdetect, vidstabtransform) on
+# the unsteadied recording, the same encoder settings.
+stab_field() { echo "$1" | sed "s/.*\"$2\": \([0-9.]*\).*/\1/"; }
+stab_off=$("$reel" record --device virtual:handheld-camera --mic none --preset 1920x1080 --fps 30 --filter PhotoEffectTonal \
+  --stabilization off --max-duration 10 -o "$work/stab-off.mp4" --stats 2>/dev/null)
+echo "stabilization off 1080p30 with a filter: $stab_off"
+for mode in standard cinematic; do
+  stats=$("$reel" record --device virtual:handheld-camera --mic none --preset 1920x1080 --fps 30 --filter PhotoEffectTonal \
+    --stabilization "$mode" --max-duration 10 -o "$work/stab-$mode.mp4" --stats 2>/dev/null)
+  printf 'stabilization %-9s 1080p30: %.2f CPU-ms a frame over off, pipeline %s against %s ms a frame, %s cores for the filtered recording, %s dropped\n' \
+    "$mode" "$(echo "($(stab_field "$stats" cpuSeconds) - $(stab_field "$stab_off" cpuSeconds)) * 1000 / $(stab_field "$stats" frames)" | bc -l)" \
+    "$(stab_field "$stats" frameMilliseconds)" "$(stab_field "$stab_off" frameMilliseconds)" \
+    "$(stab_field "$stats" cores)" "$(stab_field "$stats" dropped)"
+done
+r=$(seconds "$reel" stabilize "$work/stab-off.mp4" -o "$work/stab-after.mp4" --preset veryfast)
+f=$(seconds bash -c "ffmpeg -nostdin -y -v error -i '$work/stab-off.mp4' -vf vidstabdetect=result='$work/stab.trf' -f null - &&
+  ffmpeg -nostdin -y -v error -i '$work/stab-off.mp4' -vf vidstabtransform=input='$work/stab.trf':zoom=10 \
+    -c:v libx264 -preset veryfast '$work/stab-ffmpeg.mp4'")
+report "stabilize 10 s of 1080p30 after the fact" "$r" "vidstab" "$f"
+rm -f "$work"/stab-*
+
 # Pitch-kept speed changes, Reel beside the ffmpeg CLI (setpts and atempo, libx264
 # ultrafast) on the sync suite's flash-and-click clips (`reel-sync-meter make`: a flash and a
 # 10 ms click each second; at a speed-up by r the flash lasts r frames, so the output's frame

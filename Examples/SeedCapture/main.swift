@@ -2,7 +2,8 @@
 // camera and a still-image output, tap to focus and expose at a point through the preview
 // layer's geometry, subject-area monitoring, the device's flash mode, the front/back switch
 // inside begin/commitConfiguration, a photo from each camera, then the movie session with
-// a microphone and a movie file output, ported call by call to Reel. A comment marks each
+// a microphone and a movie file output (stabilized, and turned by the orientation gravity
+// gives, seed 003's lines), ported call by call to Reel. A comment marks each
 // line that had to change and why. There is no screen: taps and buttons are calls.
 //
 //   swift run SeedCapture OUTDIR
@@ -202,13 +203,15 @@ final class VideoViewController: @unchecked Sendable {
         if session.canAddInput(cameraDeviceInput) {
             session.addInput(cameraDeviceInput)
         }
-        // connection.preferredVideoStabilizationMode = .auto: Reel's movie output has no
-        // connections; the virtual camera's picture is steady.
         if session.canAddInput(audioDeviceInput) {
             session.addInput(audioDeviceInput)
         }
         if session.canAddOutput(movieFileOutput) {
             session.addOutput(movieFileOutput)
+        }
+        // connectionWithMediaType:AVMediaTypeVideo, then stabilization where it is supported.
+        if let connection = movieFileOutput.connection(with: .video), connection.isVideoStabilizationSupported {
+            connection.preferredVideoStabilizationMode = .auto
         }
         session.startRunning()
     }
@@ -219,6 +222,15 @@ final class VideoViewController: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         movieFileOutput.maxRecordedDuration = MediaTime(seconds: seconds, preferredTimescale: 600)
         let url = outputDirectory.appendingPathComponent("movie.mov")
+        // connection.videoOrientation = previewLayer.connection.videoOrientation; the
+        // orientation comes from gravity as in seed 003 (CMMotionManager → an accelerometer,
+        // here the virtual one, held upright), cast from the device's orientation as the seed does.
+        let motion = VirtualAccelerometer()
+        motion.tilt(to: .portrait)
+        let deviceOrientation = DeviceOrientation(gravityX: motion.gravity.x, y: motion.gravity.y)
+        if let orientation = CaptureVideoOrientation(rawValue: deviceOrientation.rawValue) {
+            movieFileOutput.connection(with: .video)?.videoOrientation = orientation
+        }
         if movieFileOutput.isRecording {
             movieFileOutput.stopRecording()
         } else {

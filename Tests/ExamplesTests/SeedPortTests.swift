@@ -43,6 +43,8 @@ import Testing
             #expect(photo.codecName == "mjpeg" && photo.width == 1280 && photo.height == 720, "\(name)")
         }
         let movie = try streams(directory.appendingPathComponent("movie.mov"))
+        // The connection's portrait orientation is the display matrix: a quarter turn clockwise (ffprobe's −90).
+        #expect(movie.video.rotation == -90, "rotation \(movie.video.rotation)")
         let videoDuration = try #require(movie.video.duration)
         #expect(abs(videoDuration - 2) <= 1.0 / 30 + 1e-3, "maxRecordedDuration 2 s, recorded \(videoDuration) s")
         let audio = try #require(movie.audio, "the movie has no sound")

@@ -94,6 +94,13 @@ import Testing
         let photo = PhotoOutput()
         try session.add(photo)
         #expect(photo.connection(with: .video)?.isVideoStabilizationSupported == false)
+        // A preview that follows the connection: turned with it, mirrored for a front camera.
+        let front = try CaptureDevice.device(withUniqueID: "virtual:front-camera")
+        let photoConnection = try #require(photo.connection(with: .video))
+        photoConnection.videoOrientation = .portrait
+        let preview = PreviewGeometry(bounds: Size(width: 360, height: 640), videoSize: Size(width: 640, height: 360),
+                                      connection: photoConnection, device: front)
+        #expect(preview.rotationAngle == 90 && preview.isMirrored && preview.videoRect.size == Size(width: 360, height: 640))
         #expect(sound.connection(with: .audio)?.isVideoOrientationSupported == false)
     }
 

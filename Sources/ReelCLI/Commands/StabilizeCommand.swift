@@ -12,7 +12,7 @@ struct StabilizeCommand: Command {
         positionals: 1...1,
         options: [
             .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v, .mkv, .webm)."),
-            .value("strength", "S", help: "How long a stretch of the path is smoothed: 0 (0.1 s) to 1 (1 s each way); default 0.5."),
+            .value("strength", "S", help: "How long a stretch of the path is smoothed: 0 (0.1 s) to 1 (1 s each way); default 0.7."),
             .value("crf", "N", help: "Video quality, 0-51 (default 23)."),
             .value("preset", "NAME", help: "Encoder speed (default medium)."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
@@ -30,7 +30,7 @@ struct StabilizeCommand: Command {
         guard let outputPath = arguments.value("output") else {
             throw UsageError("'stabilize' needs -o OUT", command: spec.name)
         }
-        let strength = try arguments.double("strength", in: 0...1) ?? 0.5
+        let strength = try arguments.double("strength", in: 0...1) ?? 0.7
         let outputURL = URL(fileURLWithPath: outputPath)
         let inputPath = arguments.positionals[0]
         try OutputGuard.refuse(output: outputURL, replacing: [("the input", inputPath)])

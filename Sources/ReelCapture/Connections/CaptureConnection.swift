@@ -82,7 +82,7 @@ public final class CaptureConnection: @unchecked Sendable {
     public var isVideoMirroringSupported: Bool { mediaType == .video }
 
     /// Whether the session decides ``isVideoMirrored`` (default true). On iOS it mirrors a
-    /// front camera's preview only, and so does Reel (``PreviewGeometry/init(bounds:videoSize:videoGravity:rotationAngle:device:)``):
+    /// front camera's preview only, and so does Reel (`PreviewGeometry(bounds:videoSize:device:)`):
     /// the connections to outputs stay unmirrored until the app turns this off and sets
     /// ``isVideoMirrored``. `automaticallyAdjustsVideoMirroring`.
     public var automaticallyAdjustsVideoMirroring: Bool {

@@ -3,8 +3,9 @@ public import ReelCore
 /// Measures how far the whole picture moved from one frame to the next, from its luma.
 ///
 /// Each frame is reduced to a small copy: for each of eight horizontal bands the mean luma
-/// of every column (down every other row of the band), and for each of eight vertical
-/// stripes the mean luma of every row (along every other pixel): the picture's integral
+/// of every column (down every other row of the band, every fourth from 1080 lines), and for
+/// each of eight vertical stripes the mean luma of every row (along every other pixel, or
+/// fourth): the picture's integral
 /// projections, piece by piece, so that a fine texture does not average away. A band's
 /// shift between two frames is where its projections match best (the least mean absolute
 /// difference over the part they share, within ``searchRange``), refined to a fraction of
@@ -35,6 +36,8 @@ public struct GlobalMotionEstimator: Sendable {
         var columns = [[Float]](repeating: [Float](repeating: 0, count: width), count: bands)
         var rows = [[Float]](repeating: [Float](repeating: 0, count: height), count: bands)
         var bandRows = [Int](repeating: 0, count: bands)
+        // Every other row and pixel up to 540 lines, every fourth at 1080: about 30 rows a band.
+        let step = max(2, height / 270)
         picture.withPlane(0) { raw, stride in
             let base = raw.assumingMemoryBound(to: UInt8.self)
             var y = 0
@@ -45,11 +48,11 @@ public struct GlobalMotionEstimator: Sendable {
                 columns[band].withUnsafeMutableBufferPointer { sums in
                     for x in 0..<width { sums[x] += Float(line[x]) }
                 }
-                y += 2
+                y += step
             }
             for stripe in 0..<bands {
                 let low = stripe * width / bands, high = (stripe + 1) * width / bands
-                let count = Float(max(1, (high - low + 1) / 2))
+                let count = Float(max(1, (high - low + step - 1) / step))
                 rows[stripe].withUnsafeMutableBufferPointer { means in
                     for y in 0..<height {
                         let line = base + y * stride
@@ -57,7 +60,7 @@ public struct GlobalMotionEstimator: Sendable {
                         var x = low
                         while x < high {
                             sum &+= UInt32(line[x])
-                            x += 2
+                            x += step
                         }
                         means[y] = Float(sum) / count
                     }
@@ -86,32 +89,62 @@ public struct GlobalMotionEstimator: Sendable {
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
-    /// The shift of `b` against `a` that matches best, to a fraction of a sample.
+    /// The shift of `b` against `a` that matches best, to a fraction of a sample: first on
+    /// the profiles averaged four samples to one over the whole reach, then at full
+    /// resolution around the coarse answer.
     static func shift(_ a: [Float], _ b: [Float], reach: Int) -> Double {
         let count = min(a.count, b.count)
         let reach = min(reach, count / 4)
         guard reach > 0 else { return 0 }
         // Each profile's mean removed, so that a change of brightness is not taken for motion.
         let meanA = a.prefix(count).reduce(0, +) / Float(count), meanB = b.prefix(count).reduce(0, +) / Float(count)
-        var costs = [Float](repeating: 0, count: 2 * reach + 1)
-        a.withUnsafeBufferPointer { pa in
-            b.withUnsafeBufferPointer { pb in
-                for (index, s) in (-reach...reach).enumerated() {
-                    // b[i + s] against a[i] over the span both have.
-                    let low = max(0, -s) + reach, high = min(count, count - s) - reach
-                    var sum: Float = 0
-                    for i in low..<max(low, high) { sum += abs((pb[i + s] - meanB) - (pa[i] - meanA)) }
-                    costs[index] = sum / Float(max(1, high - low))
-                }
+        let a = a.prefix(count).map { $0 - meanA }, b = b.prefix(count).map { $0 - meanB }
+        var shifts = -reach...reach
+        let factor = 4
+        if reach >= 4 * factor {
+            let coarseA = decimated(a, by: factor), coarseB = decimated(b, by: factor)
+            let coarseReach = (reach + factor - 1) / factor
+            let coarse = costs(coarseA, coarseB, shifts: -coarseReach...coarseReach, margin: coarseReach)
+            if let best = coarse.indices.min(by: { coarse[$0] < coarse[$1] }) {
+                let centre = (best - coarseReach) * factor
+                shifts = max(-reach, centre - factor - 1)...min(reach, centre + factor + 1)
             }
         }
-        guard let best = costs.indices.min(by: { costs[$0] < costs[$1] }) else { return 0 }
+        let fine = costs(a, b, shifts: shifts, margin: reach)
+        guard let best = fine.indices.min(by: { fine[$0] < fine[$1] }) else { return 0 }
         var offset = 0.0
-        if best > 0, best < costs.count - 1 {
-            let left = Double(costs[best - 1]), centre = Double(costs[best]), right = Double(costs[best + 1])
+        if best > 0, best < fine.count - 1 {
+            let left = Double(fine[best - 1]), centre = Double(fine[best]), right = Double(fine[best + 1])
             let curvature = left - 2 * centre + right
             if curvature > 1e-9 { offset = max(-0.5, min(0.5, 0.5 * (left - right) / curvature)) }
         }
-        return Double(best - reach) + offset
+        return Double(shifts.lowerBound + best) + offset
+    }
+
+    /// The mean absolute difference of `b[i + s]` and `a[i]` for each shift `s`, over the
+    /// samples `margin` in from each end (the same span for every shift).
+    private static func costs(_ a: [Float], _ b: [Float], shifts: ClosedRange<Int>, margin: Int) -> [Float] {
+        let count = min(a.count, b.count)
+        return a.withUnsafeBufferPointer { pa in
+            b.withUnsafeBufferPointer { pb in
+                shifts.map { s in
+                    let low = max(0, -s) + margin, high = min(count, count - s) - margin
+                    var sum: Float = 0
+                    var i = low
+                    while i < high {
+                        sum += abs(pb[i + s] - pa[i])
+                        i += 1
+                    }
+                    return sum / Float(max(1, high - low))
+                }
+            }
+        }
+    }
+
+    /// `values` averaged `factor` samples to one.
+    private static func decimated(_ values: [Float], by factor: Int) -> [Float] {
+        stride(from: 0, to: values.count - factor + 1, by: factor).map { start in
+            values[start..<start + factor].reduce(0, +) / Float(factor)
+        }
     }
 }
