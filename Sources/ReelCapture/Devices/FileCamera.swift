@@ -167,17 +167,19 @@ final class FileCamera: @unchecked Sendable {
     }
 
     /// `count` mono samples of the file's sound from sample `start` of capture (silence if it has none).
-    func samples(start: Int64, count: Int, sampleRate: Int) -> [Float] {
-        audioLock.withLock {
+    /// - Throws: ``ReelError`` when the sound cannot be read (a damaged file): the
+    ///   microphone is gone, rather than silent.
+    func samples(start: Int64, count: Int, sampleRate: Int) throws(ReelError) -> [Float] {
+        try audioLock.locked { () throws(ReelError) -> [Float] in
             let loop = Int64(loopSeconds * Double(sampleRate))
             let position = start % max(loop, 1)
             if audio == nil || position < audioPosition {
-                openAudio(sampleRate: sampleRate)
+                try openAudio(sampleRate: sampleRate)
                 audioPosition = 0
                 audioBuffered = []
             }
             // Skip to `position` (the loop restarted, or the first call was late).
-            while audioPosition + Int64(audioBuffered.count) < position + Int64(count), let more = nextAudio() {
+            while audioPosition + Int64(audioBuffered.count) < position + Int64(count), let more = try nextAudio() {
                 audioBuffered += more
             }
             let skip = Int(max(0, position - audioPosition))
@@ -191,17 +193,21 @@ final class FileCamera: @unchecked Sendable {
         }
     }
 
-    private func nextAudio() -> [Float]? {
-        guard let sample = try? audio?.copyNextSampleBuffer(), let buffer = sample.audioBuffer else { return nil }
+    /// The next decoded run of sound, nil at the end of the file.
+    private func nextAudio() throws(ReelError) -> [Float]? {
+        guard let sample = try audio?.copyNextSampleBuffer(), let buffer = sample.audioBuffer else { return nil }
         return buffer.floatSamples(channel: 0)
     }
 
-    private func openAudio(sampleRate: Int) {
+    /// Opens the file's sound from its start; a file without sound stays silent.
+    private func openAudio(sampleRate: Int) throws(ReelError) {
         audio = nil
-        guard let track = asset.tracks(withMediaType: .audio).first, let reader = try? AssetReader(asset: asset) else { return }
+        guard let track = asset.tracks(withMediaType: .audio).first else { return }
+        let reader = try AssetReader(asset: asset)
         let output = AssetReaderTrackOutput(track: track, audioSettings: AudioOutputSettings(
             sampleFormat: .floatPlanar, sampleRate: sampleRate, channelCount: 1))
-        guard (try? reader.add(output)) != nil, (try? reader.startReading()) != nil else { return }
+        try reader.add(output)
+        try reader.startReading()
         audioReader = reader
         audio = output
     }

@@ -15,25 +15,18 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
     private let audio = AudioDataOutput()
     private let videoQueue = DispatchQueue(label: "reel.pipeline.video")
     private let audioQueue = DispatchQueue(label: "reel.pipeline.audio")
-    private let lock = NSLock()
-    private var _filter: FilterChain?
-    private var preview: (@Sendable (SampleBuffer) -> Void)?
-    private var recording: Recording?
-    /// The last half second of audio, so that a recording has the sound of its first
-    /// picture's moment, which may come before the picture does.
-    private var recentAudio: [SampleBuffer] = []
+    /// The live filter and the preview: set from any thread, read once a frame.
+    private struct Settings {
+        var filter: FilterChain?
+        var preview: (@Sendable (SampleBuffer) -> Void)?
+    }
 
-    /// One recording: its writer, inputs and adaptor.
-    private final class Recording: @unchecked Sendable {
+    /// A recording's writer, its inputs and the adaptor.
+    final class Sink: Sendable {
         let writer: AssetWriter
         let video: AssetWriterInput
         let adaptor: AssetWriterInputPixelBufferAdaptor
         let audio: AssetWriterInput?
-        var started = false
-        /// Audio before this was written from the recent buffers.
-        var audioFrom = MediaTime.invalid
-        var frames = 0
-        var failure: ReelError?
 
         init(writer: AssetWriter, video: AssetWriterInput, audio: AssetWriterInput?) {
             self.writer = writer
@@ -43,11 +36,15 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
         }
     }
 
+    private let settings: PosixMutex<Settings>
+    /// The recording: one state, one lock.
+    private let machine = PosixMutex(PipelineRecordingStateMachine<Sink>())
+
     /// Adds a video and an audio data output to `session` (which should have its inputs).
     /// - Throws: ``ReelError`` when the outputs cannot join the session.
     public init(session: CaptureSession, filter: FilterChain? = nil) throws(ReelError) {
         self.session = session
-        _filter = filter
+        settings = PosixMutex(Settings(filter: filter))
         video.alwaysDiscardsLateVideoFrames = false
         try session.add(video)
         try session.add(audio)
@@ -57,14 +54,14 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
 
     /// The live filter; set it at any moment (the seed's random-filter button).
     public var filter: FilterChain? {
-        get { lock.withLock { _filter } }
-        set { lock.withLock { _filter = newValue } }
+        get { settings.withLock { $0.filter } }
+        set { settings.withLock { $0.filter = newValue } }
     }
 
     /// Receives every filtered frame, on the pipeline's video queue.
-    public func setPreviewHandler(_ handler: (@Sendable (SampleBuffer) -> Void)?) { lock.withLock { preview = handler } }
+    public func setPreviewHandler(_ handler: (@Sendable (SampleBuffer) -> Void)?) { settings.withLock { $0.preview = handler } }
 
-    public var isRecording: Bool { lock.withLock { recording != nil } }
+    public var isRecording: Bool { machine.withLock { $0.isRecording } }
 
     /// Starts a new file; the session starts at the next frame's time. The file type is the
     /// one `url`'s extension names unless given.
@@ -84,8 +81,10 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
             audioInput = input
         }
         try writer.startWriting()
-        let recording = Recording(writer: writer, video: videoInput, audio: audioInput)
-        lock.withLock { self.recording = recording }
+        guard machine.withLock({ $0.start(Sink(writer: writer, video: videoInput, audio: audioInput)) }) else {
+            writer.cancelWriting()
+            throw ReelError(.invalidState, "a recording is under way", subject: url.path)
+        }
     }
 
     /// Finishes the file and returns how many frames it has.
@@ -94,65 +93,68 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
     public func stopRecording() async throws(ReelError) -> Int {
         // Let the frames already queued reach the writer, then take it away from them.
         await withCheckedContinuation { continuation in videoQueue.async { continuation.resume() } }
-        guard let recording = lock.withLock({ () -> Recording? in
-            defer { self.recording = nil }
-            return self.recording
-        }) else { throw ReelError(.invalidState, "nothing is being recorded") }
-        if let failure = lock.withLock({ recording.failure }) {
-            recording.writer.cancelWriting()
+        guard let (sink, frames, failure) = machine.withLock({ $0.stop() }) else {
+            throw ReelError(.invalidState, "nothing is being recorded")
+        }
+        if let failure {
+            sink.writer.cancelWriting()
             throw failure
         }
-        try await recording.writer.finishWriting()
-        return lock.withLock { recording.frames }
+        try await sink.writer.finishWriting()
+        return frames
     }
 
     private func handleVideo(_ sample: SampleBuffer) {
         guard let picture = sample.pixelBuffer else { return }
-        let (filter, preview, recording) = lock.withLock { (_filter, self.preview, self.recording) }
+        let (filter, preview) = settings.withLock { ($0.filter, $0.preview) }
         var shown = picture
         if let filter {
             do throws(ReelError) {
                 shown = try filter.apply(picture)
             } catch {
                 // The preview shows the picture unfiltered; a recording stops with the reason.
-                if let recording { lock.withLock { if recording.failure == nil { recording.failure = error } } }
+                machine.withLock { $0.fail(error) }
             }
         }
         let filtered = SampleBuffer(pixelBuffer: shown, presentationTime: sample.presentationTime, duration: sample.duration)
         preview?(filtered)
-        guard let recording, lock.withLock({ recording.failure == nil }) else { return }
-        let first = lock.withLock { () -> Bool in
-            defer { recording.started = true }
-            return !recording.started
-        }
-        if first {
-            recording.writer.startSession(atSourceTime: sample.presentationTime)
-            let earlier = lock.withLock { recentAudio }
-            for buffered in earlier where buffered.timeRange.end > sample.presentationTime {
+        let sink: Sink
+        switch machine.withLock({ $0.picture(at: sample.presentationTime) }) {
+        case .none:
+            return
+        case .write(let recording):
+            sink = recording
+        case .start(let recording, let earlier):
+            sink = recording
+            // The session starts at the first picture; the sound of its moment came before it,
+            // and the sound that comes meanwhile waits, so the sound is written in order.
+            sink.writer.startSession(atSourceTime: sample.presentationTime)
+            var sound = earlier
+            while true {
+                var written = MediaTime.invalid
                 do throws(ReelError) {
-                    try recording.audio?.append(buffered)
+                    for run in sound {
+                        try sink.audio?.append(run)
+                        written = run.timeRange.end
+                    }
                 } catch {
-                    lock.withLock { if recording.failure == nil { recording.failure = error } }
+                    machine.withLock { $0.fail(error) }
+                    return
                 }
+                guard let more = machine.withLock({ $0.sessionStarted(written: written) }) else { break }
+                sound = more
             }
-            lock.withLock { recording.audioFrom = earlier.last?.timeRange.end ?? .invalid }
         }
         do throws(ReelError) {
-            try recording.adaptor.append(shown, withPresentationTime: sample.presentationTime)
-            lock.withLock { recording.frames += 1 }
+            try sink.adaptor.append(shown, withPresentationTime: sample.presentationTime)
+            machine.withLock { $0.pictureWritten() }
         } catch {
-            lock.withLock { recording.failure = error }
+            machine.withLock { $0.fail(error) }
         }
     }
 
     private func handleAudio(_ sample: SampleBuffer) {
-        guard let recording = lock.withLock({ () -> Recording? in
-            recentAudio.append(sample)
-            if recentAudio.count > 24 { recentAudio.removeFirst() }
-            guard let recording = self.recording, recording.started, recording.failure == nil,
-                  !recording.audioFrom.isNumeric || sample.presentationTime >= recording.audioFrom else { return nil }
-            return recording
-        }) else { return }
-        do throws(ReelError) { try recording.audio?.append(sample) } catch { lock.withLock { recording.failure = error } }
+        guard case .write(let sink) = machine.withLock({ $0.sound(sample) }) else { return }
+        do throws(ReelError) { try sink.audio?.append(sample) } catch { machine.withLock { $0.fail(error) } }
     }
 }

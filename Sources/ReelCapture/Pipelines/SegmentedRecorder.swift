@@ -34,17 +34,13 @@ public final class SegmentedRecorder: @unchecked Sendable {
     public let outputURL: URL
     private let movie = MovieFileOutput()
     private let session: CaptureSession
-    private let lock = NSLock()
+    /// The segments, the one being recorded, the progress timer and the handler: one state, one lock.
+    private let state = PosixMutex(SegmentedRecorderStateMachine())
     /// Held by start and pause for their whole length, so a release that comes while the
     /// file is still being opened stops the segment instead of missing it.
     private let operation = NSLock()
     private let events = DispatchQueue(label: "reel.segmented-recorder.events")
-    private var _segments: [Segment] = []
-    private var counter = 0
-    private var recording: URL?
-    private var progressTimer: (any DispatchSourceTimer)?
-    private var handler: (@Sendable (Event) -> Void)?
-    private var finished = DispatchGroup()
+    private let finished = DispatchGroup()
 
     /// Records from `session` into `directory` (made if missing); saves to `outputURL`.
     /// - Throws: ``ReelError`` when the folder cannot be made or the output cannot join the session.
@@ -63,17 +59,17 @@ public final class SegmentedRecorder: @unchecked Sendable {
     }
 
     /// Receives every ``Event``.
-    public func setEventHandler(_ handler: (@Sendable (Event) -> Void)?) { lock.withLock { self.handler = handler } }
+    public func setEventHandler(_ handler: (@Sendable (Event) -> Void)?) { state.withLock { $0.handler = handler } }
 
-    public var segments: [Segment] { lock.withLock { _segments } }
-    public var isRecording: Bool { lock.withLock { recording != nil } }
+    public var segments: [Segment] { state.withLock { $0.segments } }
+    public var isRecording: Bool { state.withLock { $0.isRecording } }
     /// Whether the segment's file still takes pictures: false from the moment its stop is
     /// decided, while ``isRecording`` stays true until the file is finished.
     var isTakingPictures: Bool { movie.isRecording }
 
     /// All finished segments plus the one being recorded.
     public var recordedDuration: MediaTime {
-        let (done, live) = lock.withLock { (_segments.reduce(MediaTime.zero) { $0 + $1.duration }, recording != nil) }
+        let (done, live) = state.withLock { ($0.finishedDuration, $0.isRecording) }
         return live ? done + movie.recordedDuration : done
     }
 
@@ -86,25 +82,21 @@ public final class SegmentedRecorder: @unchecked Sendable {
         operation.lock()
         defer { operation.unlock() }
         let remaining = remainingDuration
-        let url = try lock.locked { () throws(ReelError) -> URL in
-            guard recording == nil else { throw ReelError(.invalidState, "a segment is being recorded") }
-            guard remaining > .zero else { throw ReelError(.invalidState, "the \(maximumDuration.seconds) s limit is reached") }
-            counter += 1
-            let url = directory.appendingPathComponent("segment-\(counter).mp4")
-            recording = url
-            return url
+        let (limit, folder) = (maximumDuration, directory)
+        let url = try state.withLock { (state) throws(ReelError) -> URL in
+            try state.beginSegment(remaining: remaining, limit: limit, in: folder)
         }
         movie.maxRecordedDuration = remaining
         finished.enter()
         do throws(ReelError) {
             try movie.startRecording(to: url) { [weak self] url, error in self?.segmentDidFinish(url, error: error) }
         } catch {
-            lock.withLock { recording = nil }
+            _ = state.withLock { $0.segmentEnded(nil) }
             finished.leave()
             throw error
         }
         startProgress()
-        emit(.started(segment: lock.withLock { _segments.count + 1 }))
+        emit(.started(segment: state.withLock { $0.segments.count + 1 }))
     }
 
     /// Ends the segment (the button comes up) once its file is finished.
@@ -122,16 +114,11 @@ public final class SegmentedRecorder: @unchecked Sendable {
     private func segmentDidFinish(_ url: URL, error: ReelError?) {
         let duration = movie.recordedDuration
         let reason = movie.stopReason
-        stopProgress()
+        let segment = error == nil ? Segment(url: url, duration: duration) : nil
+        state.withLock { $0.segmentEnded(segment) }?.cancel()
         if let error {
-            lock.withLock { recording = nil }
             emit(.failed(error))
-        } else {
-            let segment = Segment(url: url, duration: duration)
-            lock.withLock {
-                recording = nil
-                _segments.append(segment)
-            }
+        } else if let segment {
             emit(.paused(segment))
             emit(.progress(recorded: recordedDuration, limit: maximumDuration))
             if reason == .maximumDurationReached || remainingDuration <= .zero {
@@ -146,7 +133,7 @@ public final class SegmentedRecorder: @unchecked Sendable {
     @discardableResult
     public func removeLastSegment() -> Segment? {
         pauseSegment()
-        guard let last = lock.withLock({ _segments.popLast() }) else { return nil }
+        guard let last = state.withLock({ $0.removeLast() }) else { return nil }
         try? FileManager.default.removeItem(at: last.url)
         emit(.removed(last))
         emit(.progress(recorded: recordedDuration, limit: maximumDuration))
@@ -187,16 +174,13 @@ public final class SegmentedRecorder: @unchecked Sendable {
     /// Stops any segment and deletes every segment file.
     public func reset() {
         pauseSegment()
-        let all = lock.withLock { () -> [Segment] in
-            defer { _segments = [] }
-            return _segments
-        }
+        let all = state.withLock { $0.removeAll() }
         for segment in all { try? FileManager.default.removeItem(at: segment.url) }
         emit(.progress(recorded: .zero, limit: maximumDuration))
     }
 
     private func emit(_ event: Event) {
-        guard let handler = lock.withLock({ handler }) else { return }
+        guard let handler = state.withLock({ $0.handler }) else { return }
         events.async { handler(event) }
     }
 
@@ -204,17 +188,11 @@ public final class SegmentedRecorder: @unchecked Sendable {
         let timer = DispatchSource.makeTimerSource(queue: events)
         timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
         timer.setEventHandler { [weak self] in
-            guard let self, let handler = lock.withLock({ self.handler }) else { return }
+            guard let self, let handler = state.withLock({ $0.handler }) else { return }
             handler(.progress(recorded: recordedDuration, limit: maximumDuration))
         }
         timer.resume()
-        lock.withLock { progressTimer = timer }
-    }
-
-    private func stopProgress() {
-        lock.withLock {
-            progressTimer?.cancel()
-            progressTimer = nil
-        }
+        // A segment that ended while the timer was made (at once, at the limit) stops it here.
+        if !state.withLock({ $0.progressStarted(timer) }) { timer.cancel() }
     }
 }

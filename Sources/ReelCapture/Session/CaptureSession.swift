@@ -395,7 +395,12 @@ public final class CaptureSession: @unchecked Sendable {
         while nextSample + 1024 <= due {
             let samples: [Float]
             if case .file = microphone.source, let source = FileCamera.shared(for: microphone) {
-                samples = source.samples(start: nextSample, count: 1024, sampleRate: Int(rate))
+                do throws(ReelError) {
+                    samples = try source.samples(start: nextSample, count: 1024, sampleRate: Int(rate))
+                } catch {
+                    // A file whose sound cannot be read is a microphone gone, not silence.
+                    return interrupt(microphone, reason: .audioDeviceNotAvailable, error: error)
+                }
             } else {
                 samples = VirtualMicrophone.samples(start: nextSample, count: 1024)
             }

@@ -14,8 +14,8 @@ final class DeviceControlPanel: @unchecked Sendable {
     private let camera: LiveCamera
     private let photos: PhotoDesk
     private let lock = NSLock()
-    /// The preset to go back to when slow motion ends.
-    private var presetBeforeSlowMotion: CaptureSession.Preset?
+    /// The preset, format and frame rate to go back to when slow motion ends.
+    private var beforeSlowMotion: (preset: CaptureSession.Preset, format: CaptureDevice.Format?, rate: Double)?
 
     init(camera: LiveCamera, photos: PhotoDesk) {
         self.camera = camera
@@ -23,7 +23,7 @@ final class DeviceControlPanel: @unchecked Sendable {
     }
 
     private var device: CaptureDevice { camera.currentCamera }
-    var isSlowMotion: Bool { lock.withLock { presetBeforeSlowMotion != nil } }
+    var isSlowMotion: Bool { lock.withLock { beforeSlowMotion != nil } }
 
     /// Where the camera focuses, for the page and the tests.
     struct Focus: Encodable, Sendable {
@@ -98,22 +98,24 @@ final class DeviceControlPanel: @unchecked Sendable {
     }
 
     private func setSlowMotion(_ on: Bool, device: CaptureDevice) throws(ReelError) {
-        let before = lock.withLock { presetBeforeSlowMotion }
+        let before = lock.withLock { beforeSlowMotion }
         if on {
             guard before == nil else { return }
-            let previous = camera.session.sessionPreset
+            let previous = (preset: camera.session.sessionPreset, format: device.activeFormat, rate: device.activeFrameRate)
             try device.configureForHighFrameRate(preferring: [240, 120])
             if let format = device.activeFormat,
                let preset = CaptureSession.Preset.allCases.first(where: { $0.rawValue == "\(format.width)x\(format.height)" }) {
                 camera.session.sessionPreset = preset
             }
-            lock.withLock { presetBeforeSlowMotion = previous }
+            lock.withLock { beforeSlowMotion = previous }
         } else {
             guard let before else { return }
-            device.restoreDefaultFormat()
-            try? device.setFrameRate(30)
-            camera.session.sessionPreset = before
-            lock.withLock { presetBeforeSlowMotion = nil }
+            // The format and rate the camera had (the rate is within that format's limits);
+            // a rate it refuses now is said, not left at slow motion's.
+            if let format = before.format { device.activeFormat = format } else { device.restoreDefaultFormat() }
+            camera.session.sessionPreset = before.preset
+            lock.withLock { beforeSlowMotion = nil }
+            try device.setFrameRate(before.rate)
         }
     }
 
