@@ -22,8 +22,20 @@ row() { # label tool file events duration [judge flags…]
   if [[ ! -s "$file" ]]; then out="no output"
   else out=$("$meter" judge "$file" --events "$ev" --duration "$dur" "$@" 2>&1 | tr '\n' ' ') || true; fi
   [[ $tool == reel ]] && out="$refused$out"
+  # The done-when: an offset beyond 20 ms (the ideal picture time between output frames) must be
+  # no worse than the ffmpeg CLI's on the same case; the ffmpeg row says how Reel's compares.
+  local worst; worst=$(sed -n 's/.*offset max *\([0-9.]*\) .*/\1/p' <<<"$out")
+  if [[ $tool == reel ]]; then reel_worst=${worst:-0}
+  elif [[ -n $worst ]] && awk -v r="$reel_worst" 'BEGIN { exit !(r > 20) }'; then
+    if awk -v r="$reel_worst" -v f="$worst" 'BEGIN { exit !(r > f + 0.05) }'; then
+      out="$out [Reel's $reel_worst ms: beyond 20 ms AND worse than the ffmpeg CLI]"
+    else
+      out="$out [Reel's $reel_worst ms: beyond 20 ms by the frame rounding, no worse than the ffmpeg CLI]"
+    fi
+  fi
   printf '%-28s %-6s %s\n' "$label" "$tool" "$out"
 }
+reel_worst=0
 # Runs a job; when Reel's export check refuses the output, says so (the row is marked
 # "refused") and writes it again without the check, so its numbers show why.
 refused=""
