@@ -9,9 +9,8 @@ import Testing
 /// between frames), no event lost (except above 2x), the picture's length within one frame,
 /// the sound ending with the picture within one audio frame.
 ///
-/// `make test` runs this subset; `make bench` runs all of it (60 clips, every speed) beside
-/// the ffmpeg CLI. Cases that fail today because of bugs being fixed elsewhere run inside
-/// `withKnownIssue` naming the bug; remove the wrapper with the fix.
+/// `make test` runs this subset; `make bench` runs all of it (60 clips, every speed, the
+/// 10-minute soak) after the table of `scripts/sync-bench.sh`, Reel beside the ffmpeg CLI.
 @Suite struct SyncSuiteTests {
     let directory: URL
 
