@@ -38,8 +38,14 @@ import Testing
          "audio": {"music": {"file": "b.mp4", "volume": 0.5, "fadeIn": 0.5}}}
         """
         let built = try CompositionSpec(data: Data(json.utf8)).build(relativeTo: directory)
-        // 2 s + 2 s (4 s at double speed) - 0.5 s of fade.
-        #expect(built.composition.duration == MediaTime(value: 7, timescale: 2))
+        // 2 s + 2 s (4 s at double speed) - 0.5 s of fade, to within half an output frame: the
+        // second clip starts inside the fade, so it starts on a whole output frame (issue 14).
+        let frame = built.videoComposition.frameDuration
+        #expect(abs((built.composition.duration - MediaTime(value: 7, timescale: 2)).seconds) <= frame.seconds / 2 + 1e-9,
+                "\(built.composition.duration.seconds) s")
+        let secondStart = try #require(built.clipRanges.last?.start)
+        let frames = secondStart.scaled(by: MediaTime(value: 1, timescale: 1), over: frame)
+        #expect(frames.convertScale(1) == frames, "the second clip starts at \(secondStart.seconds) s, \(frames.seconds) frames")
         #expect(built.preset == .lowQuality)
         #expect(built.videoComposition.animationTool?.sublayers.count == 1)
         #expect(built.composition.tracks(withMediaType: .audio).count == 3)
