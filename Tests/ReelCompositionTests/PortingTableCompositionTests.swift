@@ -103,4 +103,24 @@ import Testing
         #expect(video.codecName == "hevc", "\(video.codecName)")
         #expect(try FFprobe.countFrames(out) == 25)
     }
+
+    /// An export whose output is one of its sources (by path or a hard link) is refused and
+    /// leaves the source as it was; AVFoundation refuses any existing file. (A test once
+    /// exported over its own clip and then read the export back as the clip.)
+    @Test func anExportNeverReplacesItsSource() async throws {
+        let asset = try clip(seconds: 1)
+        let source = asset.url
+        let link = directory.appendingPathComponent("link.mp4")
+        try FileManager.default.linkItem(at: source, to: link)
+        let before = try Data(contentsOf: source)
+        let (composition, _) = try composition(of: asset)
+        for output in [source, link] {
+            let session = ExportSession(composition: composition, preset: .mediumQuality)
+            session.outputURL = output
+            await #expect(throws: ReelError.self) { try await session.export() }
+            #expect(session.status == .failed)
+            #expect(session.error?.description.contains("source of track") == true, "\(String(describing: session.error))")
+            #expect(try Data(contentsOf: source) == before, "the source was replaced")
+        }
+    }
 }
