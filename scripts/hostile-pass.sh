@@ -1,9 +1,9 @@
 #!/bin/bash
 # Whole-corpus pass (issue 16): every command over every file of Tests/Corpus/files, a FIFO,
 # the fuzz seeds (specs and .cube files) and numeric extremes on the command line (the capture
-# commands too, on the virtual camera), with the
-# release binary. Prints each crash, hang, leftover or temporary file and multi-line failure,
-# then the counts. Usage: scripts/hostile-pass.sh (R=path/to/reel to choose the binary).
+# commands too, on the virtual camera, with stdin closed), with the release binary. Prints each
+# crash, hang, leftover or temporary file and multi-line failure, then the counts.
+# Usage: scripts/hostile-pass.sh (R=path/to/reel to choose the binary).
 cd "$(dirname "$0")/.."; ROOT=$PWD
 R=${R:-$ROOT/.build/release/reel}
 C=$ROOT/Tests/Corpus/files

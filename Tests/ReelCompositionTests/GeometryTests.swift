@@ -142,19 +142,24 @@ import Testing
         let clip = try splitClip("turned", left: 40, right: 220)
         let composition = MutableComposition()
         let track = try #require(composition.addMutableTrack(withMediaType: .video))
-        track.preferredTransform = ReelCore.AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: 72, ty: 0)
         try track.insertTimeRange(MediaTimeRange(start: .zero, duration: clip.duration),
                                   of: try #require(clip.tracks(withMediaType: .video).first), at: .zero)
+        // Set after the media is in, as the seeds do (an insert once replaced a transform set before it).
+        track.preferredTransform = ReelCore.AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: 72, ty: 0)
         let layer = VideoCompositionLayerInstruction(assetTrack: track)
         let video = VideoComposition(renderSize: Size(width: 128, height: 72), frameDuration: MediaTime(value: 1, timescale: 25),
                                      instructions: [VideoCompositionInstruction(timeRange: MediaTimeRange(start: .zero, duration: clip.duration),
                                                                                 layerInstructions: [layer])])
         let renderer = try VideoRenderer(composition: composition, videoComposition: video, outputWidth: 128, outputHeight: 72)
         defer { renderer.close() }
-        let frame = try renderer.frame(at: MediaTime(value: 1, timescale: 5))
-        // Unturned: dark on the left, light on the right, filling the frame.
-        #expect(abs(luma(frame, 20, 36) - 40) <= 3, "\(luma(frame, 20, 36))")
-        #expect(abs(luma(frame, 108, 36) - 220) <= 3, "\(luma(frame, 108, 36))")
+        // Unturned: dark on the left, light on the right, filling the frame, at every moment
+        // (turned by the track's transform, the dark half would be on top and the right side empty).
+        for time in [MediaTime.zero, MediaTime(value: 1, timescale: 5), MediaTime(value: 24, timescale: 25)] {
+            let frame = try renderer.frame(at: time)
+            for (x, y, expected) in [(4, 4, 40), (20, 36, 40), (60, 68, 40), (68, 4, 220), (108, 36, 220), (124, 68, 220)] {
+                #expect(abs(luma(frame, x, y) - expected) <= 3, "at \(time.seconds) s, (\(x), \(y)): \(luma(frame, x, y))")
+            }
+        }
     }
 
     @Test func aLayerDrawsNothingWhereItsTrackHasNoMedia() throws {
@@ -280,7 +285,7 @@ import Testing
                                   of: try #require(clip.tracks(withMediaType: .video).first), at: .zero)
         // A clockwise quarter turn that keeps the picture at the origin.
         track.preferredTransform = ReelCore.AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: 72, ty: 0)
-        let out = directory.appendingPathComponent("upright.mp4")
+        let out = directory.appendingPathComponent("upright-export.mp4")
         let session = ExportSession(composition: composition, preset: .highestQuality)
         session.outputURL = out
         session.videoComposition = VideoComposition(propertiesOf: composition)
@@ -290,6 +295,22 @@ import Testing
         #expect(stream.width == 72 && stream.height == 128)
         let shown = try greyFrame(out, at: 0.5)
         #expect(shows(shown, 36, 20, 40) && shows(shown, 36, 108, 220))
+
+        // The layer instructions rule, not the track's transform: a layer that sets none draws
+        // the picture as stored, and the file has no display matrix to turn it.
+        let stored = directory.appendingPathComponent("layers-rule.mp4")
+        let plain = ExportSession(composition: composition, preset: .highestQuality)
+        plain.outputURL = stored
+        plain.videoComposition = VideoComposition(
+            renderSize: Size(width: 128, height: 72), frameDuration: MediaTime(value: 1, timescale: 25),
+            instructions: [VideoCompositionInstruction(timeRange: MediaTimeRange(start: .zero, duration: clip.duration),
+                                                       layerInstructions: [VideoCompositionLayerInstruction(assetTrack: track)])])
+        try plain.exportSynchronously()
+        let plainStream = try #require(try FFprobe.probe(stored).streams(ofType: "video").first)
+        #expect(plainStream.rotation == 0 && plainStream.width == 128 && plainStream.height == 72)
+        let asStored = try greyFrame(stored, at: 0.5)
+        #expect(shows(asStored, 20, 36, 40) && shows(asStored, 108, 36, 220) && shows(asStored, 108, 4, 220),
+                "the layer drew through the track's transform: row 36 \(stride(from: 0, to: 128, by: 8).map { asStored.pixels[36 * asStored.width + $0] })")
     }
 
     /// AVFoundation writes a composition whose picture lies outside the render rectangle
@@ -301,7 +322,7 @@ import Testing
         try track.insertTimeRange(MediaTimeRange(start: .zero, duration: clip.duration),
                                   of: try #require(clip.tracks(withMediaType: .video).first), at: .zero)
         track.preferredTransform = ReelCore.AffineTransform(rotationAngle: .pi / 2)  // turned about the origin: x < 0
-        let out = directory.appendingPathComponent("lost.mp4")
+        let out = directory.appendingPathComponent("lost-export.mp4")
         let session = ExportSession(composition: composition, preset: .highestQuality)
         session.outputURL = out
         session.videoComposition = VideoComposition(propertiesOf: composition)
@@ -319,7 +340,7 @@ import Testing
         try track.insertTimeRange(MediaTimeRange(start: .zero, duration: clip.duration),
                                   of: try #require(clip.tracks(withMediaType: .video).first), at: .zero)
         let session = ExportSession(composition: composition, preset: .mediumQuality)
-        session.outputURL = directory.appendingPathComponent("async.mp4")
+        session.outputURL = directory.appendingPathComponent("async-export.mp4")
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             session.exportAsynchronously { continuation.resume() }
         }

@@ -36,6 +36,9 @@ package enum TextRenderer {
             var doomed: UnsafeMutablePointer<AVFilterGraph>? = graph
             library.graphFree(&doomed)
         }
+        // One picture needs no slice threads: a pool per text (one thread a core) made every
+        // timeline picture wait for threads to start and stop (seconds each on a busy machine).
+        graph.pointee.nb_threads = 1
         let source = try filter("color", in: graph, library: library, options: [
             "color": "black@0.0", "size": "\(width)x\(height)", "rate": "1", "duration": "1"])
         let format = try filter("format", in: graph, library: library, options: ["pix_fmts": "rgba"])

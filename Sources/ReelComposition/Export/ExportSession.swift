@@ -173,8 +173,27 @@ public final class ExportSession: @unchecked Sendable {
         }
     }
 
+    /// An export never replaces a file it reads: the output may not be any track's source,
+    /// by path, symbolic link or hard link (the same device and inode).
+    /// - Throws: ``ReelError`` `.invalidArgument` naming the track whose source it is.
+    private func refuseReplacingASource(_ output: URL) throws(ReelError) {
+        func identity(_ path: String) -> (UInt64, UInt64)? {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return nil }
+            return (UInt64(status.st_dev), UInt64(status.st_ino))
+        }
+        guard let target = identity(output.path) else { return }  // nothing there yet: nothing to replace
+        for track in composition.tracks(withMediaType: .video) + composition.tracks(withMediaType: .audio) {
+            for url in Set(track.segments.compactMap(\.sourceURL)) where identity(url.path).map({ $0 == target }) == true {
+                throw ReelError(.invalidArgument, "is a source of track \(track.trackID) (\(url.path)); an export never replaces its input",
+                                subject: output.path)
+            }
+        }
+    }
+
     private func run(progressHandler: (@Sendable (Double) -> Void)?) throws(ReelError) {
         guard let outputURL else { throw ReelError(.invalidArgument, "set outputURL before exporting", subject: "outputURL") }
+        try refuseReplacingASource(outputURL)
         if preset == .passthrough {
             let notes = try PassthroughExport.export(composition, audioMix: audioMix, to: outputURL, fileType: outputFileType,
                                                      optimizeForNetwork: shouldOptimizeForNetworkUse)
