@@ -22,6 +22,14 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
     /// The last half second of audio, so that a recording has the sound of its first
     /// picture's moment, which may come before the picture does.
     private var recentAudio: [SampleBuffer] = []
+    private var _videoOrientation: CaptureVideoOrientation = .landscapeRight
+
+    /// Which way up each new recording is meant to be seen: written as its writer input's
+    /// `transform` (the seed's rotation transform from the device orientation), the pixels as taken.
+    public var videoOrientation: CaptureVideoOrientation {
+        get { lock.withLock { _videoOrientation } }
+        set { lock.withLock { _videoOrientation = newValue } }
+    }
 
     /// One recording: its writer, inputs and adaptor.
     private final class Recording: @unchecked Sendable {
@@ -75,6 +83,9 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
         let writer = try AssetWriter(outputURL: url, fileType: fileType)
         let videoInput = AssetWriterInput(mediaType: .video, outputSettings: video.recommendedVideoSettingsForAssetWriter(writingTo: fileType))
         videoInput.expectsMediaDataInRealTime = true
+        let (width, height) = session.frameSize
+        videoInput.transform = videoOrientation.displayOrientation(mirrored: false)
+            .transform(for: Size(width: Double(width), height: Double(height)))
         try writer.add(videoInput)
         var audioInput: AssetWriterInput?
         if session.inputs.contains(where: { $0.device.hasMediaType(.audio) }) {
