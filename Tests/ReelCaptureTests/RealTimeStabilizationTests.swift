@@ -4,7 +4,8 @@ import Testing
 
 /// Live stabilization at 1080p30 with a filter, with the optimised binary: every frame kept,
 /// and the shake measured by vidstabdetect against the same camera unsteadied and against
-/// `reel stabilize` after the fact.
+/// `reel stabilize` after the fact. `make test` runs this suite on its own after the others,
+/// so that they do not take its CPU.
 @Suite(.serialized, .enabled(if: Paths.releaseReelBinary != nil, Comment(rawValue: Paths.releaseBinaryMissing)),
        .disabled(if: Sanitizer.slowsRealTime, "it runs the optimised binary, which no sanitizer instruments"))
 struct RealTimeStabilizationTests {
