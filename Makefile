@@ -34,8 +34,9 @@ test: deps lint
 	$(SWIFT) build -c release --product reel
 	$(SWIFT) build -c release --product SeedSpeedMerge
 	$(SWIFT) build -c release --product SeedRecording
-	$(SWIFT) test --skip-build --parallel --num-workers 2 --skip RealTimeRecordingTests
+	$(SWIFT) test --skip-build --parallel --num-workers 2 --skip 'RealTimeRecordingTests|RealTimeStabilizationTests'
 	$(SWIFT) test --skip-build --filter RealTimeRecordingTests
+	$(SWIFT) test --skip-build --filter RealTimeStabilizationTests
 
 demo: deps build
 	@scripts/demo.sh $(RELEASE_BIN) $(CLIPS)

@@ -125,13 +125,14 @@ for size in 1280x720 1920x1080; do
   report "capture $size@30 CPU for 10 s" "$reel_cpu" "ffmpeg" "$ff_cpu"
 done
 
-# Live stabilization on the shaking camera (virtual:handheld-camera), 1080p30 with a filter,
-# 10 s per mode: its cost per frame is the process's CPU time over the same recording
+# Live stabilization: its CPU time a 1080p frame alone (`reel stabilize --bench`, thread CPU
+# time), then on the shaking camera (virtual:handheld-camera), 1080p30 with a filter, 10 s per mode: its cost per frame is the process's CPU time over the same recording
 # unsteadied, per frame (the estimator, the 10 % crop and the scale back; CPU time, so a
 # busy machine's waits do not count), beside the pipeline's wall time per frame; the CPU share is the
 # whole recording process's (cores = CPU seconds over wall seconds). After the fact,
 # `reel stabilize` beside ffmpeg's two-pass libvidstab (vidstabdetect, vidstabtransform) on
 # the unsteadied recording, the same encoder settings.
+"$reel" stabilize --bench
 stab_field() { echo "$1" | sed "s/.*\"$2\": \([0-9.]*\).*/\1/"; }
 stab_off=$("$reel" record --device virtual:handheld-camera --mic none --preset 1920x1080 --fps 30 --filter PhotoEffectTonal \
   --stabilization off --max-duration 10 -o "$work/stab-off.mp4" --stats 2>/dev/null)

@@ -204,6 +204,27 @@ import Testing
         #expect(tags == ["Rotate 90 CW", "Horizontal (normal)", "Rotate 180", "Mirror horizontal and rotate 270 CW"], "\(tags)")
     }
 
+    /// Seed 000's writer takes the rotation transform from the device orientation.
+    @Test(.disabled(if: Sanitizer.slowsRealTime, "real-time capture"))
+    func theSeedPipelineWritesItsOrientation() async throws {
+        let session = CaptureSession()
+        session.sessionPreset = .low
+        try session.add(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        let pipeline = try FilteredCapturePipeline(session: session, filter: nil)
+        let accelerometer = VirtualAccelerometer()
+        accelerometer.tilt(to: .portraitUpsideDown)
+        pipeline.videoOrientation = try #require(CaptureVideoOrientation(accelerometer.orientation))
+        session.startRunning()
+        defer { session.stopRunning() }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let url = directory.appendingPathComponent("pipeline-upside-down.mp4")
+        try pipeline.startRecording(to: url)
+        try await Task.sleep(nanoseconds: 700_000_000)
+        _ = try await pipeline.stopRecording()
+        let stream = try #require(try FFprobe.probe(url).streams(ofType: "video").first)
+        #expect(stream.rotation == 90, "ffprobe rotation \(stream.rotation) (270° clockwise)")
+    }
+
     /// A video data output gets its pixel buffers turned (and flipped) as AVFoundation's are.
     @Test(.disabled(if: Sanitizer.slowsRealTime, "real-time capture"))
     func dataOutputsGetTurnedPixels() async throws {

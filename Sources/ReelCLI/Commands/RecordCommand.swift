@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import ReelAsset
 import ReelCapture
+import ReelComposition
 import ReelCore
 import ReelFilters
 
@@ -10,7 +11,7 @@ struct RecordCommand: Command {
     let spec = CommandSpec(
         name: "record",
         abstract: "Record from a camera and microphone, with a live filter.",
-        usage: "-o FILE [--device ID] [--mic ID|none] [--preset 1280x720] [--fps N] [--filter NAME] [--max-duration S] [--orientation HELD] [--stabilization MODE]",
+        usage: "-o FILE [--device ID] [--mic ID|none] [--preset 1280x720] [--fps N] [--filter NAME] [--max-duration S] [--orientation HELD] [--stabilization MODE] [--playback-fps N]",
         positionals: 0...0,
         options: [
             .value("output", short: "o", "FILE", help: "The recording (.mp4, .mov)."),
@@ -22,17 +23,31 @@ struct RecordCommand: Command {
             .value("max-duration", "S", help: "Stop after S seconds (default: until Ctrl-C)."),
             ConnectionOptions.orientation,
             ConnectionOptions.stabilization,
+            .value("playback-fps", "N", help: "Slow motion: a high-rate recording written to play at N frames a second "
+                + "(--fps 240 --playback-fps 30 plays 8 times slower, the sound stretched with its pitch kept)."),
             .flag("stats", help: "Print the pipeline's time per frame, the drops and the CPU used, as JSON."),
         ],
         discussion: "Ctrl-C or SIGTERM stops and finishes the file. Until then it is NAME.partial.EXT, playable up to the last second.")
 
     func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
         guard let path = arguments.value("output") else { throw UsageError("'record' needs -o FILE", command: spec.name) }
-        let url = URL(fileURLWithPath: path)
+        var url = URL(fileURLWithPath: path)
         guard let type = FileType(pathExtension: url.pathExtension), [.mp4, .mov, .m4v].contains(type) else {
             throw UsageError("-o must end in .mp4, .mov or .m4v, not '\(path)'", command: spec.name)
         }
         let (session, _) = try CaptureSetup.session(arguments, command: spec.name)
+        // Slow motion: recorded at the camera's rate under a temporary name, then copied with
+        // its timestamps stretched to play at the given rate.
+        var slowMotion: (final: URL, rate: Double)?
+        if let playback = try arguments.double("playback-fps", in: 1...240) {
+            let rate = playback / session.frameRate
+            guard rate >= 1.0 / 16, rate < 1 else {
+                throw UsageError("--playback-fps must be below the recording's \(Format.number(session.frameRate)) fps "
+                                 + "and at least a sixteenth of it, not \(Format.number(playback))", command: spec.name)
+            }
+            slowMotion = (url, rate)
+            url = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).hfr.\(url.pathExtension)")
+        }
         let movie = MovieFileOutput()
         let limit = try arguments.double("max-duration", in: 0.1...86_400)
         if let limit {
@@ -74,6 +89,13 @@ struct RecordCommand: Command {
         SignalHandling.onInterrupt(nil)
         if console.errorIsTerminal { console.writeError("\n") }
         if let failure { throw failure }
+        if let (final, rate) = slowMotion {
+            defer { try? FileManager.default.removeItem(at: url) }
+            try StretchedCopy.write(try Asset(url: url), rate: rate, to: final, fileType: type)
+            console.printError("wrote \(final.path): slow motion, \(Format.number(1 / rate))x slower, "
+                               + "\(movie.recordedFrames) frames, \(session.droppedFrames) dropped")
+            return 0
+        }
         console.printError("wrote \(path): \(Format.seconds(movie.recordedDuration)), \(movie.recordedFrames) frames, \(session.droppedFrames) dropped")
         if arguments.flag("stats") {
             // For `make bench`: the pipeline's cost per frame and the whole process's CPU.

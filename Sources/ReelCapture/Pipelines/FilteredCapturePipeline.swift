@@ -15,10 +15,12 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
     private let audio = AudioDataOutput()
     private let videoQueue = DispatchQueue(label: "reel.pipeline.video")
     private let audioQueue = DispatchQueue(label: "reel.pipeline.audio")
-    /// The live filter and the preview: set from any thread, read once a frame.
+    /// The live filter, the preview and the recordings' orientation: set from any thread,
+    /// read once a frame (or once a recording).
     private struct Settings {
         var filter: FilterChain?
         var preview: (@Sendable (SampleBuffer) -> Void)?
+        var videoOrientation: CaptureVideoOrientation = .landscapeRight
     }
 
     /// A recording's writer, its inputs and the adaptor.
@@ -58,6 +60,13 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
         set { settings.withLock { $0.filter = newValue } }
     }
 
+    /// Which way up each new recording is meant to be seen: written as its writer input's
+    /// `transform` (the seed's rotation transform from the device orientation), the pixels as taken.
+    public var videoOrientation: CaptureVideoOrientation {
+        get { settings.withLock { $0.videoOrientation } }
+        set { settings.withLock { $0.videoOrientation = newValue } }
+    }
+
     /// Receives every filtered frame, on the pipeline's video queue.
     public func setPreviewHandler(_ handler: (@Sendable (SampleBuffer) -> Void)?) { settings.withLock { $0.preview = handler } }
 
@@ -72,6 +81,9 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
         let writer = try AssetWriter(outputURL: url, fileType: fileType)
         let videoInput = AssetWriterInput(mediaType: .video, outputSettings: video.recommendedVideoSettingsForAssetWriter(writingTo: fileType))
         videoInput.expectsMediaDataInRealTime = true
+        let (width, height) = session.frameSize
+        videoInput.transform = videoOrientation.displayOrientation(mirrored: false)
+            .transform(for: Size(width: Double(width), height: Double(height)))
         try writer.add(videoInput)
         var audioInput: AssetWriterInput?
         if session.inputs.contains(where: { $0.device.hasMediaType(.audio) }) {

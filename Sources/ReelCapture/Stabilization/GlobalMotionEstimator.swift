@@ -99,18 +99,27 @@ public struct GlobalMotionEstimator: Sendable {
         // Each profile's mean removed, so that a change of brightness is not taken for motion.
         let meanA = a.prefix(count).reduce(0, +) / Float(count), meanB = b.prefix(count).reduce(0, +) / Float(count)
         let a = a.prefix(count).map { $0 - meanA }, b = b.prefix(count).map { $0 - meanB }
-        var shifts = -reach...reach
+        var candidates = [-reach...reach]
         let factor = 4
         if reach >= 4 * factor {
             let coarseA = decimated(a, by: factor), coarseB = decimated(b, by: factor)
             let coarseReach = (reach + factor - 1) / factor
             let coarse = costs(coarseA, coarseB, shifts: -coarseReach...coarseReach, margin: coarseReach)
-            if let best = coarse.indices.min(by: { coarse[$0] < coarse[$1] }) {
+            // The two best coarse answers are both refined: a fine texture can alias at a quarter.
+            candidates = coarse.indices.sorted { coarse[$0] < coarse[$1] }.prefix(2).map { best in
                 let centre = (best - coarseReach) * factor
-                shifts = max(-reach, centre - factor - 1)...min(reach, centre + factor + 1)
+                return max(-reach, centre - factor - 1)...min(reach, centre + factor + 1)
             }
         }
-        let fine = costs(a, b, shifts: shifts, margin: reach)
+        var shifts = -reach...reach
+        var fine: [Float] = []
+        for candidate in candidates {
+            let tried = costs(a, b, shifts: candidate, margin: reach)
+            if fine.isEmpty || (tried.min() ?? .infinity) < (fine.min() ?? .infinity) {
+                fine = tried
+                shifts = candidate
+            }
+        }
         guard let best = fine.indices.min(by: { fine[$0] < fine[$1] }) else { return 0 }
         var offset = 0.0
         if best > 0, best < fine.count - 1 {
