@@ -23,6 +23,8 @@ public final class ImageGenerator {
     /// The pixel format of the pictures: RGBA by default, for drawing and PNG.
     public var pixelFormat: PixelFormat = .rgba
 
+    /// A generator of `asset`'s pictures.
+    /// - Parameter asset: The movie or image to take pictures from.
     public init(asset: Asset) {
         self.asset = asset
     }

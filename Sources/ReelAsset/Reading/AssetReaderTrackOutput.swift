@@ -16,6 +16,9 @@ public final class AssetReaderTrackOutput {
     weak var reader: AssetReader?
 
     /// An output of `track`'s video in `settings`' format and size.
+    /// - Parameters:
+    ///   - track: A video track of the reader's asset.
+    ///   - videoSettings: The pixel format and size to decode to.
     public init(track: AssetTrack, videoSettings: VideoOutputSettings) {
         self.track = track
         self.videoSettings = videoSettings
@@ -23,6 +26,9 @@ public final class AssetReaderTrackOutput {
     }
 
     /// An output of `track`'s audio in `settings`' format, rate and channels.
+    /// - Parameters:
+    ///   - track: An audio track of the reader's asset.
+    ///   - audioSettings: The sample format, rate and channels to decode to.
     public init(track: AssetTrack, audioSettings: AudioOutputSettings) {
         self.track = track
         self.audioSettings = audioSettings
@@ -30,6 +36,7 @@ public final class AssetReaderTrackOutput {
     }
 
     /// An output in the decoder's own format: yuv420p for most video, float planar for AAC.
+    /// - Parameter track: A track of the reader's asset.
     public convenience init(track: AssetTrack) {
         if track.mediaType == .audio {
             self.init(track: track, audioSettings: AudioOutputSettings())
@@ -40,6 +47,7 @@ public final class AssetReaderTrackOutput {
 
     /// The next sample, or nil when the track (or the reader's time range) is finished.
     /// `copyNextSampleBuffer()`.
+    /// - Returns: The next decoded picture or run of sound, or nil at the end.
     /// - Throws: ``ReelError`` for a decode error, or `.invalidState` before `startReading()`.
     public func copyNextSampleBuffer() throws(ReelError) -> SampleBuffer? {
         guard let reader else {

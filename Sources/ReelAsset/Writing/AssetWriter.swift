@@ -73,6 +73,9 @@ public final class AssetWriter: Sendable {
     public var inProgressURL: URL? { machine.withLock { $0.session?.output.temporaryURL } }
 
     /// A writer of `fileType` to `outputURL`.
+    /// - Parameters:
+    ///   - outputURL: The file to write; it appears there only when finished.
+    ///   - fileType: The container.
     /// - Throws: ``ReelError`` `.fileNotFound` when the folder does not exist,
     ///   `.permissionDenied` when it cannot be written, `.isDirectory` when the URL is one.
     public init(outputURL: URL, fileType: FileType) throws(ReelError) {
@@ -93,6 +96,8 @@ public final class AssetWriter: Sendable {
     }
 
     /// A writer whose file type follows the URL's extension.
+    /// - Parameter outputURL: The file to write (.mp4, .mov, .m4v, .webm or .mkv).
+    /// - Throws: ``ReelError`` `.unsupported` for another extension, or as ``init(outputURL:fileType:)``.
     public convenience init(outputURL: URL) throws(ReelError) {
         guard let type = FileType(pathExtension: outputURL.pathExtension) else {
             throw ReelError(.unsupported, "Reel writes .mp4, .mov, .m4v, .webm and .mkv, not '.\(outputURL.pathExtension)'",
@@ -102,11 +107,14 @@ public final class AssetWriter: Sendable {
     }
 
     /// Whether `input` can be added: before writing starts, with settings this file type takes.
+    /// - Parameter input: An input not yet in a writer.
+    /// - Returns: Whether ``add(_:)`` would take it.
     public func canAdd(_ input: AssetWriterInput) -> Bool {
         status == .unknown && input.writer == nil && compatibilityProblem(input) == nil
     }
 
     /// Adds an input. `add(_:)`.
+    /// - Parameter input: An input not yet in a writer, added before ``startWriting()``.
     /// - Throws: ``ReelError`` naming why the input cannot go into this file.
     public func add(_ input: AssetWriterInput) throws(ReelError) {
         if let problem = compatibilityProblem(input) {
@@ -291,11 +299,13 @@ public final class AssetWriter: Sendable {
 
     /// Appended samples before `time` are dropped; `time` is zero in the file.
     /// `startSession(atSourceTime:)`.
+    /// - Parameter time: The source time the file starts at.
     public func startSession(atSourceTime time: MediaTime) {
         machine.withLock { $0.startSession(at: time) }
     }
 
     /// Samples at or after `time` are dropped, and the file ends there. `endSession(atSourceTime:)`.
+    /// - Parameter time: The source time the file ends at.
     public func endSession(atSourceTime time: MediaTime) {
         machine.withLock { $0.endSession(at: time) }
     }

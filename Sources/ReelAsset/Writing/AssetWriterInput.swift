@@ -104,6 +104,9 @@ public final class AssetWriterInput: @unchecked Sendable {
     /// Calls `block` on `queue` whenever the input has room, until ``markAsFinished()``
     /// or the writer stops. `requestMediaDataWhenReady(on:using:)`: the block appends
     /// while ``isReadyForMoreMediaData`` and calls ``markAsFinished()`` at the end.
+    /// - Parameters:
+    ///   - queue: Where `block` runs.
+    ///   - block: Appends what it has while the input is ready.
     public func requestMediaDataWhenReady(on queue: DispatchQueue, using block: @escaping @Sendable () -> Void) {
         queue.async { [self] in
             while !state.withLock({ finished }), let writer, writer.status == .writing {

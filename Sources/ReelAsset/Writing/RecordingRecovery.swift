@@ -19,6 +19,11 @@ public enum RecordingRecovery {
 
     /// Copies `source` into `destination` (written under a temporary name and renamed when
     /// complete; `source` is only read).
+    /// - Parameters:
+    ///   - source: The damaged or unfinished recording.
+    ///   - destination: The playable copy to write.
+    ///   - fileType: The copy's container.
+    /// - Returns: What was kept and what was left out.
     /// - Throws: ``ReelError`` about `source` when it is not a readable recording or holds no
     ///   complete sample, or about `destination` when it cannot be written.
     public static func recover(_ source: URL, to destination: URL, fileType: FileType = .mp4) throws(ReelError) -> Report {

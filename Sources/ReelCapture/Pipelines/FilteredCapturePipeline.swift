@@ -43,6 +43,9 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
     private let machine = PosixMutex(PipelineRecordingStateMachine<Sink>())
 
     /// Adds a video and an audio data output to `session` (which should have its inputs).
+    /// - Parameters:
+    ///   - session: The session to capture from.
+    ///   - filter: The live filter to start with (nil: pictures as the camera makes them).
     /// - Throws: ``ReelError`` when the outputs cannot join the session.
     public init(session: CaptureSession, filter: FilterChain? = nil) throws(ReelError) {
         self.session = session
@@ -68,12 +71,16 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
     }
 
     /// Receives every filtered frame, on the pipeline's video queue.
+    /// - Parameter handler: The preview's handler, or nil for none.
     public func setPreviewHandler(_ handler: (@Sendable (SampleBuffer) -> Void)?) { settings.withLock { $0.preview = handler } }
 
     public var isRecording: Bool { machine.withLock { $0.isRecording } }
 
     /// Starts a new file; the session starts at the next frame's time. The file type is the
     /// one `url`'s extension names unless given.
+    /// - Parameters:
+    ///   - url: The movie to write.
+    ///   - fileType: The container; by default the one `url`'s extension names, MP4 for any other.
     /// - Throws: ``ReelError`` when recording already or the file cannot be created.
     public func startRecording(to url: URL, fileType: FileType? = nil) throws(ReelError) {
         let fileType = fileType ?? FileType(pathExtension: url.pathExtension) ?? .mp4
@@ -100,6 +107,7 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
     }
 
     /// Finishes the file and returns how many frames it has.
+    /// - Returns: The number of pictures written.
     /// - Throws: ``ReelError``: the first error of the recording, or of finishing it.
     @discardableResult
     public func stopRecording() async throws(ReelError) -> Int {

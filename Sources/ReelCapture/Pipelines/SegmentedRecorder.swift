@@ -43,6 +43,11 @@ public final class SegmentedRecorder: @unchecked Sendable {
     private let finished = DispatchGroup()
 
     /// Records from `session` into `directory` (made if missing); saves to `outputURL`.
+    /// - Parameters:
+    ///   - session: The session to record from (with its camera and microphone).
+    ///   - directory: Where the segments' files go.
+    ///   - outputURL: The merged movie.
+    ///   - maximumDuration: The limit of all segments together.
     /// - Throws: ``ReelError`` when the folder cannot be made or the output cannot join the session.
     public init(session: CaptureSession, directory: URL, outputURL: URL,
                 maximumDuration: MediaTime = MediaTime(value: 15, timescale: 1)) throws(ReelError) {
@@ -59,6 +64,7 @@ public final class SegmentedRecorder: @unchecked Sendable {
     }
 
     /// Receives every ``Event``.
+    /// - Parameter handler: Called on the recorder's event queue, or nil for none.
     public func setEventHandler(_ handler: (@Sendable (Event) -> Void)?) { state.withLock { $0.handler = handler } }
 
     public var segments: [Segment] { state.withLock { $0.segments } }
@@ -129,7 +135,8 @@ public final class SegmentedRecorder: @unchecked Sendable {
         finished.leave()
     }
 
-    /// Removes the last segment and its file (undo). Returns it, or nil when there is none.
+    /// Removes the last segment and its file (undo).
+    /// - Returns: The segment removed, or nil when there is none.
     @discardableResult
     public func removeLastSegment() -> Segment? {
         pauseSegment()
@@ -143,6 +150,7 @@ public final class SegmentedRecorder: @unchecked Sendable {
     /// Merges the segments into ``outputURL`` (pausing first if recording) and returns it.
     /// Segments that cannot be copied together (the preset changed between them) are
     /// re-encoded instead.
+    /// - Returns: ``outputURL``.
     /// - Throws: ``ReelError`` `.invalidState` with no segments, or the merge's failure.
     @discardableResult
     public func save() throws(ReelError) -> URL {

@@ -5,7 +5,7 @@ import ReelCore
 /// How sped-up or slowed-down audio sounds. `AVAudioTimePitchAlgorithm`.
 public enum AudioTimePitchAlgorithm: Sendable, Hashable {
     /// The pitch stays; the sound is stretched in time, every onset kept where the picture
-    /// puts it (``TimeStretcher``: WSOLA with onset locks). `.timeDomain`.
+    /// puts it (`TimeStretcher`: WSOLA with onset locks). `.timeDomain`.
     case timeDomain
     /// Pitch follows speed, like a tape played fast or slow. `.varispeed`.
     case varispeed

@@ -5,7 +5,7 @@ public import ReelCore
 
 /// A slow-down that keeps every frame: the video's packets are copied with their
 /// timestamps stretched, so no picture is decoded or encoded, and only the audio is
-/// re-encoded, stretched with its pitch kept (``TimeStretcher``) or varispeed.
+/// re-encoded, stretched with its pitch kept (`TimeStretcher`) or varispeed.
 public enum StretchedCopy {
     /// Writes `asset` played at `rate` (below 1) to `url`.
     /// - Throws: ``ReelError`` for a rate that is not a slow-down, or a read or write failure.

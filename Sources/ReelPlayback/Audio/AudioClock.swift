@@ -1,4 +1,5 @@
 public import ReelCore
+import Synchronization
 
 /// The sound device's clock: the time of the sample being heard now, which is the samples
 /// written minus those still waiting in the server and the card. A player timed by it keeps
@@ -12,7 +13,7 @@ final class AudioClock: PlaybackClock {
         var last = MediaTime.zero
     }
     let sampleRate: Int32
-    private let state = PosixMutex(State())
+    private let state = Mutex(State())
 
     init(sampleRate: Int32) {
         self.sampleRate = sampleRate

@@ -3,6 +3,7 @@ import ReelAV
 import ReelComposition
 import ReelCore
 import ReelPulse
+import Synchronization
 
 /// Feeds a player's sound to a PulseAudio stream on a thread of its own, which the stream's
 /// blocking writes pace: each block is the item's sound at the item time the player's
@@ -17,8 +18,8 @@ final class AudioOutput: Sendable {
 
     let clock: AudioClock
     private nonisolated(unsafe) let stream: PulseStream
-    private let stopped = PosixMutex(false)
-    private let finished = PosixMutex(false)
+    private let stopped = Mutex(false)
+    private let finished = Mutex(false)
 
     /// Opens the device, or nil when there is no sound server.
     init?(device: AudioDevice) {

@@ -1,4 +1,5 @@
 public import ReelCore
+import Synchronization
 
 /// A clock that moves only when ``advance(by:)`` is called, for tests and for rendering a
 /// player's output offline: each move runs the players attached to it (their observers,
@@ -8,11 +9,11 @@ public final class ManualClock: PlaybackClock {
         var now: MediaTime
         var handlers: [@Sendable () -> Void] = []
     }
-    private let state: PosixMutex<State>
+    private let state: Mutex<State>
 
     /// - Parameter start: the clock's first reading (zero by default).
     public init(start: MediaTime = .zero) {
-        state = PosixMutex(State(now: start))
+        state = Mutex(State(now: start))
     }
 
     public var hostTime: MediaTime { state.withLock { $0.now } }

@@ -1,6 +1,7 @@
 public import Dispatch
 public import Foundation
 public import ReelCore
+import Synchronization
 
 /// Plays a ``PlayerItem``: keeps its time by a clock, at a rate, and tells observers and
 /// outputs where it is. `AVPlayer`.
@@ -67,9 +68,9 @@ public class Player: @unchecked Sendable {
 
     /// The clock the player's time is read from.
     public let clock: any PlaybackClock
-    private let machine = PosixMutex(PlayerStateMachine())
-    private let settings = PosixMutex(Settings())
-    private let observers = PosixMutex(Observers())
+    private let machine = Mutex(PlayerStateMachine())
+    private let settings = Mutex(Settings())
+    private let observers = Mutex(Observers())
     /// The timer that looks at a clock that moves by itself (Dispatch sources are thread-safe).
     private nonisolated(unsafe) let timer: (any DispatchSourceTimer)?
 

@@ -1,5 +1,5 @@
 public import Foundation
-import ReelCore
+import Synchronization
 
 /// Plays an item over and over on a ``QueuePlayer``, by keeping replicas of it queued.
 /// `AVPlayerLooper`.
@@ -23,7 +23,7 @@ public final class PlayerLooper: Sendable {
 
     /// The replicas of the template item that take turns in the queue. `loopingPlayerItems`.
     public let loopingPlayerItems: [PlayerItem]
-    private let state = PosixMutex(State())
+    private let state = Mutex(State())
     private weak let player: QueuePlayer?
     /// The notification observer (NotificationCenter's tokens are thread-safe to remove).
     private nonisolated(unsafe) let token: (any NSObjectProtocol)?
@@ -58,7 +58,7 @@ public final class PlayerLooper: Sendable {
     /// A weak way back from the notification's block to the looper.
     private final class Relay: Sendable {
         struct Weak { weak var looper: PlayerLooper? }
-        let looper = PosixMutex(Weak())
+        let looper = Mutex(Weak())
     }
 
     /// How many passes have ended. `loopCount`.

@@ -1,5 +1,5 @@
 public import Foundation
-import ReelCore
+import Synchronization
 
 /// A player of items one after another. `AVQueuePlayer`.
 ///
@@ -9,7 +9,7 @@ import ReelCore
 /// When the queue runs out, ``Player/currentItem`` is nil.
 public final class QueuePlayer: Player, @unchecked Sendable {
     /// The items after the current one.
-    private let upcoming = PosixMutex<[PlayerItem]>([])
+    private let upcoming = Mutex<[PlayerItem]>([])
 
     /// A queue player with sound (or silent by the host clock without a device). `init(items:)`.
     public convenience init(items: [PlayerItem], audioDevice: AudioDevice = .automatic) {
