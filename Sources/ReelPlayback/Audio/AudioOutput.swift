@@ -8,8 +8,10 @@ import Synchronization
 /// Feeds a player's sound to a PulseAudio stream on a thread of its own, which the stream's
 /// blocking writes pace: each block is the item's sound at the item time the player's
 /// clock (this device's ``AudioClock``) will reach when the block is heard. At a rate other
-/// than 1 the sound is stretched with its pitch kept (FFmpeg's `atempo`); paused, the
-/// device plays silence, so its clock runs on.
+/// than 1 the sound is stretched with its pitch kept by the exports' ``TimeStretcher`` (an
+/// exact time map with its onsets locked, so a clap stays on its picture; FFmpeg's `atempo`
+/// moved them 7–18 ms early at rate 2), or with `.varispeed` resampled; paused, the device
+/// plays silence, so its clock runs on.
 final class AudioOutput: Sendable {
     static let sampleRate = 48000
     /// Samples per write: 10 ms.
@@ -72,7 +74,10 @@ final class AudioOutput: Sendable {
         var item: ObjectIdentifier?
         var generation = -1
         var rate = 0.0
+        /// `.varispeed`: the sound resampled, its pitch following the rate.
         var tempo: AudioFilterGraph?
+        /// `.timeDomain` at a rate other than 1: the pitch kept, the onsets on their time.
+        var stretcher: TimeStretcher?
         /// The next item sample to read.
         var cursor: Int64 = 0
         /// Stretched sound waiting to be written, per channel.
@@ -102,7 +107,13 @@ final class AudioOutput: Sendable {
                     let count = 1024
                     let sound = try reader.sound(startSample: cursor, count: count)
                     cursor += Int64(count)
-                    if let tempo {
+                    if let stretcher {
+                        stretcher.push((0..<AudioOutput.channels).map {
+                            sound.floatSamples(channel: min($0, sound.format.channelCount - 1))
+                        })
+                        let out = stretcher.pull()
+                        for c in 0..<AudioOutput.channels { waiting[c] += out[min(c, out.count - 1)] }
+                    } else if let tempo {
                         try tempo.push(sound)
                         while let out = try tempo.pull() { append(out) }
                     } else {
@@ -138,15 +149,19 @@ final class AudioOutput: Sendable {
             reader = try? CompositionPlaybackReader(composition: item.composition, videoComposition: nil,
                                                     audioMix: item.audioMix, size: nil, startingAt: time,
                                                     includesVideo: false)
+            tempo = nil
+            stretcher = nil
             if abs(rate - 1) > 1e-9 {
-                let format = AudioFormat(sampleFormat: .floatPlanar, sampleRate: AudioOutput.sampleRate,
-                                         channelLayout: .default(channels: AudioOutput.channels))
-                let chain = item.audioTimePitchAlgorithm == .varispeed
-                    ? "asetrate=\(Double(AudioOutput.sampleRate) * rate),aresample=\(AudioOutput.sampleRate)"
-                    : AudioFilterGraph.tempoChain(rate: rate)
-                tempo = try? AudioFilterGraph(description: chain, format: format)
-            } else {
-                tempo = nil
+                if item.audioTimePitchAlgorithm == .varispeed {
+                    let format = AudioFormat(sampleFormat: .floatPlanar, sampleRate: AudioOutput.sampleRate,
+                                             channelLayout: .default(channels: AudioOutput.channels))
+                    let chain = "asetrate=\(Double(AudioOutput.sampleRate) * rate),aresample=\(AudioOutput.sampleRate)"
+                    tempo = try? AudioFilterGraph(description: chain, format: format)
+                } else {
+                    // Output sample n plays source sample n × rate from the restart: the
+                    // player's clock and the sound keep one time map.
+                    stretcher = TimeStretcher(rate: rate, channels: AudioOutput.channels, sampleRate: AudioOutput.sampleRate)
+                }
             }
         }
     }
