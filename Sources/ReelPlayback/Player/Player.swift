@@ -71,6 +71,9 @@ public class Player: @unchecked Sendable {
     private let machine = Mutex(PlayerStateMachine())
     private let settings = Mutex(Settings())
     private let observers = Mutex(Observers())
+    /// Held while a queue moves to its next item (the queue, the current item and the time
+    /// change together) and while the sound feeder reads them, so it never sees half a move.
+    let itemChange = Mutex(())
     /// The timer that looks at a clock that moves by itself (Dispatch sources are thread-safe).
     private nonisolated(unsafe) let timer: (any DispatchSourceTimer)?
 
@@ -292,6 +295,10 @@ public class Player: @unchecked Sendable {
 
     /// The item and its time heard at `hostTime`, the rate, what comes next and the gain.
     func soundSnapshot(forHostTime hostTime: MediaTime) -> SoundSnapshot {
+        itemChange.withLock { _ in unlockedSoundSnapshot(forHostTime: hostTime) }
+    }
+
+    private func unlockedSoundSnapshot(forHostTime hostTime: MediaTime) -> SoundSnapshot {
         let (item, gain) = settings.withLock { ($0.item, $0.isMuted ? Float(0) : $0.volume) }
         let end = item?.endTime ?? .invalid
         let (time, unclamped, rate, action) = machine.withLock {
@@ -339,12 +346,12 @@ public class Player: @unchecked Sendable {
     }
 
     /// Makes `item` current as the one after `ended`, its start at the moment `ended` ended.
+    /// The caller holds ``itemChange`` and then calls ``timeJumped()``.
     func advance(from ended: PlayerItem, to item: PlayerItem?) {
         swapItem(for: item)
         let end = ended.endTime
         let start = item?.startTime ?? .zero
         machine.withLock { $0.advance(hasItem: item != nil, end: end, start: start) }
-        timeJumped()
     }
 
     /// Makes `item` the current item and moves the player's link from the old one to it.
@@ -359,7 +366,7 @@ public class Player: @unchecked Sendable {
     }
 
     /// Observers after a seek, a rate change or a new item: each periodic one fires now.
-    private func timeJumped() {
+    func timeJumped() {
         fireObservers(at: currentTime(), jumped: true)
     }
 

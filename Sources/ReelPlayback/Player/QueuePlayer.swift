@@ -80,7 +80,10 @@ public final class QueuePlayer: Player, @unchecked Sendable {
     override var nextItem: PlayerItem? { upcoming.withLock { $0.first } }
 
     override func itemDidEnd(_ item: PlayerItem) {
-        let next = upcoming.withLock { $0.isEmpty ? nil : $0.removeFirst() }
-        advance(from: item, to: next)
+        itemChange.withLock { _ in
+            let next = upcoming.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            advance(from: item, to: next)
+        }
+        timeJumped()
     }
 }
