@@ -41,11 +41,13 @@ test: deps lint
 demo: deps build
 	@scripts/demo.sh $(RELEASE_BIN) $(CLIPS)
 
-# The sync table (scripts/sync-bench.sh) needs the suite's judge, and the whole sync suite runs here.
+# The sync table (scripts/sync-bench.sh) needs the suite's judge, and the whole sync suite runs here;
+# scripts/play-bench.sh times `reel play` beside ffplay (seeks, drops, CPU, sync on screen).
 bench: deps build
 	$(SWIFT) build -c release --product reel-sync-meter
 	@scripts/bench.sh $(RELEASE_BIN) $(CLIPS) .build/release/reel-sync-meter
 	@scripts/sync-bench.sh $(RELEASE_BIN) .build/release/reel-sync-meter
+	@scripts/play-bench.sh $(RELEASE_BIN) .build/release/reel-sync-meter
 	$(SWIFT) build --build-tests
 	REEL_SYNC_FULL=1 $(SWIFT) test --skip-build --filter SyncSuiteTests
 

@@ -218,6 +218,45 @@ import Testing
         #expect(player.currentTime() == between)
     }
 
+    /// A seek keeps the file and the decoder open (``AssetReader/restart(at:)``): reading
+    /// again backwards, forwards and after the end gives exactly the frame on screen then.
+    @Test func aRestartedReaderReadsFromTheNewTime() throws {
+        let asset = try indexClip("restart", frames: 90)
+        let track = try #require(asset.tracks(withMediaType: .video).first)
+        let reader = try AssetReader(asset: asset)
+        let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings(pixelFormat: .yuv420p))
+        try reader.add(output)
+        try reader.startReading()
+        for _ in 0..<40 { _ = try output.copyNextSampleBuffer() }
+        let nudge = MediaTime(value: 1, timescale: 1000)
+        for frame in [10, 75, 3, 0, 89, 47] {
+            try reader.restart(at: MediaTime(value: Int64(frame), timescale: 30) + nudge)
+            let sample = try #require(try output.copyNextSampleBuffer())
+            #expect(sample.presentationTime == MediaTime(value: Int64(frame), timescale: 30))
+            #expect(Self.index(of: try #require(sample.pixelBuffer)) == frame)
+            let following = try output.copyNextSampleBuffer()
+            #expect(following.flatMap(\.pixelBuffer).map(Self.index) == (frame < 89 ? frame + 1 : nil), "after frame \(frame)")
+        }
+        while try output.copyNextSampleBuffer() != nil {}
+        try reader.restart(at: MediaTime(value: 1, timescale: 1))
+        let again = try #require(try output.copyNextSampleBuffer())
+        #expect(Self.index(of: try #require(again.pixelBuffer)) == 30)
+
+        // Through a player: the output's sources are read ahead on their own threads, and a
+        // seek back after the end (the thread has stopped at the end) shows the frame again.
+        let item = PlayerItem(asset: asset)
+        let video = PlayerItemVideoOutput()
+        item.add(video)
+        let player = Player(playerItem: item, clock: ManualClock())
+        player.seek(to: MediaTime(value: 89, timescale: 30))
+        #expect(video.copyPixelBuffer(forItemTime: player.currentTime()).map(Self.index) == 89)
+        usleep(100_000)
+        for frame in [12, 60, 61, 2] {
+            player.seek(to: MediaTime(value: Int64(frame), timescale: 30))
+            #expect(video.copyPixelBuffer(forItemTime: player.currentTime()).map(Self.index) == frame)
+        }
+    }
+
     @Test func aMissingFileFailsTheItem() {
         let item = PlayerItem(url: directory.appendingPathComponent("absent.mp4"))
         #expect(item.status == .failed)

@@ -115,6 +115,34 @@ import Testing
         #expect(player.currentItem == nil)
     }
 
+    /// A looper of a time range: each pass shows the range's frames (0.5 s to 1.5 s of the
+    /// clip: frames 15 to 44) in order, the last of one pass and the first of the next one
+    /// frame apart.
+    @Test func aLooperOfATimeRangeLoopsThatRange() throws {
+        let template = try indexClip("range", offset: 0)
+        let clock = ManualClock()
+        let player = QueuePlayer(items: [], clock: clock)
+        let range = MediaTimeRange(start: MediaTime(value: 1, timescale: 2), end: MediaTime(value: 3, timescale: 2))
+        let looper = PlayerLooper(player: player, templateItem: template, timeRange: range)
+        var outputs: [ObjectIdentifier: PlayerItemVideoOutput] = [:]
+        for item in looper.loopingPlayerItems {
+            let output = PlayerItemVideoOutput()
+            item.add(output)
+            outputs[ObjectIdentifier(item)] = output
+        }
+        player.play()
+        var shown: [Int] = []
+        for _ in 0..<(5 * 30) {
+            let item = try #require(player.currentItem)
+            let picture = try #require(outputs[ObjectIdentifier(item)]?.copyPixelBuffer(forItemTime: player.currentTime()))
+            shown.append(PlayerTests.index(of: picture))
+            clock.advance(by: MediaTime(value: 1, timescale: 30))
+        }
+        let pass = Array(15..<45)
+        #expect(shown == Array((0..<5).map { _ in pass }.joined()), "\(shown.prefix(40))")
+        #expect(looper.loopCount == 5)
+    }
+
     @Test func queueEditing() throws {
         let a = try indexClip("a", offset: 0), b = try indexClip("b", offset: 100), c = try indexClip("c", offset: 200)
         let player = QueuePlayer(items: [a, b], clock: ManualClock())

@@ -56,12 +56,14 @@ public final class DeviceServer: @unchecked Sendable {
 
     /// A private PulseAudio daemon (not the system one, no D-Bus, no autospawn) with a null
     /// sink named `sink`, listening on `socket`. `PULSE_SERVER=unix:<socket>` reaches it.
-    public static func pulseAudio(sink: String) throws -> DeviceServer {
+    /// - Parameter sinkOptions: more arguments of `module-null-sink` (`norewinds=1`: the
+    ///   monitor then hears the sink as it plays, not what it renders ahead and rewinds).
+    public static func pulseAudio(sink: String, sinkOptions: String = "") throws -> DeviceServer {
         let directory = try Paths.temporaryDirectory("reel-pulse")
         let socket = directory.appendingPathComponent("native").path
         // As root, --disallow-exit keeps a per-user daemon from refusing or exiting.
         let pid = try spawn("/usr/bin/pulseaudio", ["-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit", "--disable-shm=yes",
-                             "--use-pid-file=no", "-L", "module-null-sink sink_name=\(sink) rate=48000",
+                             "--use-pid-file=no", "-L", "module-null-sink sink_name=\(sink) rate=48000 \(sinkOptions)",
                              "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(socket)"],
                             environment: ["HOME": directory.path, "XDG_RUNTIME_DIR": directory.path,
                                           "PULSE_RUNTIME_PATH": directory.path, "PATH": "/usr/bin:/bin"])

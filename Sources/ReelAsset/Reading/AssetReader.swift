@@ -86,6 +86,33 @@ public final class AssetReader {
         }
     }
 
+    /// Reads from `time` on instead, keeping the file, the decoders and their threads open:
+    /// the demuxer goes to the keyframe at or before `time` and every output starts again
+    /// with the frame on screen there (a player's seek, without reopening anything). The
+    /// range's end stays infinite. Like `AVAssetReaderOutput.resetForReading(timeRanges:)`,
+    /// but allowed at any point while reading.
+    /// - Throws: ``ReelError`` when the reader is not reading or the seek fails.
+    package func restart(at time: MediaTime) throws(ReelError) {
+        guard status == .reading || status == .completed else {
+            throw ReelError(.invalidState, "restart(at:) needs a reader that has started", subject: asset.url.path)
+        }
+        guard time.isNumeric, time >= .zero else {
+            throw ReelError(.invalidArgument, "time \(time) is not a time from zero on", subject: asset.url.path)
+        }
+        timeRange = MediaTimeRange(start: time, duration: .positiveInfinity)
+        for lane in lanes.values { lane.restart(range: timeRange) }
+        demuxerAtEnd = false
+        do throws(ReelError) {
+            if let first = outputs.first, !(try demuxer.seek(streamIndex: first.track.streamIndex, to: time)) {
+                demuxerAtEnd = true
+            }
+        } catch {
+            fail(error)
+            throw self.error ?? error
+        }
+        status = .reading
+    }
+
     /// Stops reading; later reads return nil. `cancelReading()`.
     public func cancelReading() {
         if status == .reading || status == .unknown { status = .cancelled }

@@ -8,7 +8,7 @@ final class ReaderLane {
     private let decoder: Decoder
     private let frame: Frame
     private let timeBase: Rational
-    private let range: MediaTimeRange
+    private var range: MediaTimeRange
     private let mediaType: MediaType
 
     private var packets: [Packet] = []
@@ -59,6 +59,27 @@ final class ReaderLane {
     }
 
     var hasQueuedPackets: Bool { packetHead < packets.count }
+
+    /// Forgets what was queued, decoded and held, and flushes the decoder, to read `range`
+    /// afresh after the demuxer has been moved (a seek): the decoder, its threads and the
+    /// converters stay open.
+    func restart(range newRange: MediaTimeRange) {
+        decoder.flush()
+        packets.removeAll(keepingCapacity: true)
+        packetHead = 0
+        ready.removeAll()
+        drained = false
+        pastEnd = false
+        pending = nil
+        audioClock = .invalid
+        let presentedEnd = output.track.timeRange.end
+        if mediaType == .audio, presentedEnd.isNumeric, presentedEnd > .zero, presentedEnd < newRange.end {
+            range = MediaTimeRange(start: newRange.start, end: max(newRange.start, presentedEnd))
+        } else {
+            range = newRange
+        }
+        if let resampler { self.resampler = try? Resampler(output: resampler.output) }
+    }
 
     /// Nothing more will come out of this lane.
     var isFinished: Bool { (drained || pastEnd) && ready.isEmpty }

@@ -11,7 +11,7 @@ struct PlayCommand: Command {
     let spec = CommandSpec(
         name: "play",
         abstract: "Play a file, or a composition spec without exporting it, in a window with sound.",
-        usage: "FILE|SPEC.json [--rate R] [--start S] [--for S] [--loop] [--no-window] [--no-sound]",
+        usage: "FILE|SPEC.json [--rate R] [--start S] [--for S] [--loop] [--no-window] [--no-sound] [--stats] | --bench",
         positionals: 1...1,
         options: [
             .value("rate", "R", help: "The rate to play at, 0.5 to 2 (default 1); the pitch is kept."),
@@ -20,6 +20,8 @@ struct PlayCommand: Command {
             .flag("loop", help: "Play again from the start at the end (the 'l' key toggles it)."),
             .flag("no-window", help: "No window: sound alone, or a headless run of the clock."),
             .flag("no-sound", help: "No sound: the player runs by the host clock."),
+            .flag("stats", help: "At the end, print pictures shown and dropped, the first picture's delay and the CPU (JSON)."),
+            .flag("bench", help: "Time the first picture after play() and seeks to a shown picture (run a release build)."),
         ],
         discussion: """
         Keys: space plays and pauses; left and right seek 5 s; comma and period step a frame
@@ -40,6 +42,12 @@ struct PlayCommand: Command {
         var looping = arguments.flag("loop")
         let item = try Self.item(path)
         if let error = item.error { throw error }
+        let shownSize = Self.shownSize(of: item)
+        if arguments.flag("bench") {
+            try PlayBench.run(makeItem: { () throws(ReelError) in try Self.item(path) }, size: shownSize, seeks: 40,
+                              console: console)
+            return 0
+        }
 
         let player = Player(playerItem: item, audioDevice: arguments.flag("no-sound") ? .none : .automatic)
         let ended = PosixMutex(false)
@@ -50,13 +58,6 @@ struct PlayCommand: Command {
         var window: VideoWindow?
         let video = item.composition.tracks(withMediaType: .video).contains { !$0.segments.isEmpty }
         let frameDuration = item.videoComposition?.frameDuration ?? VideoComposition(propertiesOf: item.composition).frameDuration
-        // Pictures at most 1920x1080 (keeping the aspect): a window shows no more, and a
-        // hostile file's huge render size is never allocated.
-        let size = item.videoComposition?.renderSize ?? VideoComposition(propertiesOf: item.composition).renderSize
-        let fit = size.width.isFinite && size.height.isFinite && size.width >= 1 && size.height >= 1
-            ? min(1, 1920 / size.width, 1080 / size.height) : 0
-        let shownSize = fit > 0 ? (width: max(16, Int((size.width * fit / 2).rounded()) * 2),
-                                   height: max(16, Int((size.height * fit / 2).rounded()) * 2)) : (width: 640, height: 360)
         let output = PlayerItemVideoOutput(pixelBufferAttributes: .init(pixelFormat: .yuv420p, width: shownSize.width,
                                                                         height: shownSize.height))
         if !arguments.flag("no-window"), video {
@@ -66,7 +67,10 @@ struct PlayCommand: Command {
         }
         if start > 0 { player.seek(to: MediaTime(seconds: start, preferredTimescale: 90000)) }
         player.defaultRate = rate
+        let started = Date()
         player.play()
+        var firstShown: Double?
+        var shownCount = 0
 
         let end = item.duration
         var shown: Int64 = -1
@@ -98,6 +102,8 @@ struct PlayCommand: Command {
                     var display = MediaTime.invalid
                     if let picture = output.copyPixelBuffer(forItemTime: time, itemTimeForDisplay: &display) {
                         try window.show(picture)
+                        shownCount += 1
+                        if firstShown == nil { firstShown = Date().timeIntervalSince(started) }
                         // Frames skipped beyond the rate's own step count as dropped.
                         let ratio = display.seconds / frameDuration.seconds
                         if ratio.isFinite, abs(ratio) < 1e12 {
@@ -128,7 +134,29 @@ struct PlayCommand: Command {
         player.pause()
         console.writeError(String(format: "\r%9.3f / %.3f s  rate %.2f  dropped %d\n", player.currentTime().seconds, end.seconds,
                                   player.rate, dropped))
+        if arguments.flag("stats") {
+            // For `make bench`: what a viewer saw, and what it cost the whole process.
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+            let wall = Date().timeIntervalSince(started)
+            console.print("{\"shown\": \(shownCount), \"dropped\": \(dropped), "
+                          + "\"firstPictureMilliseconds\": \(firstShown.map { Format.number($0 * 1000) } ?? "null"), "
+                          + "\"cpuSeconds\": \(Format.number(cpu)), \"wallSeconds\": \(Format.number(wall)), "
+                          + "\"cores\": \(Format.number(cpu / max(wall, 0.001)))}")
+        }
         return 0
+    }
+
+    /// The pictures' size: the render size, at most 1920x1080 keeping the aspect (a window
+    /// shows no more, and a hostile file's huge render size is never allocated).
+    static func shownSize(of item: PlayerItem) -> (width: Int, height: Int) {
+        let size = item.videoComposition?.renderSize ?? VideoComposition(propertiesOf: item.composition).renderSize
+        let fit = size.width.isFinite && size.height.isFinite && size.width >= 1 && size.height >= 1
+            ? min(1, 1920 / size.width, 1080 / size.height) : 0
+        return fit > 0 ? (width: max(16, Int((size.width * fit / 2).rounded()) * 2),
+                          height: max(16, Int((size.height * fit / 2).rounded()) * 2)) : (width: 640, height: 360)
     }
 
     /// A file's item, or a spec's composition with its video composition and mix.

@@ -27,9 +27,9 @@ import ReelCore
 /// Audio is pushed in any blocks and pulled when ready; ``finish()`` lets out the rest.
 /// The output is ``outputLength`` samples: the source's length over the rate, rounded, or
 /// less when cut shorter (to the picture's end).
-final class TimeStretcher {
+package final class TimeStretcher {
     /// Source samples per output sample: 2 plays twice as fast.
-    let rate: Double
+    package let rate: Double
     let channels: Int
     /// Onsets found and locked to their ideal time, and onsets merged into an earlier one.
     private(set) var lockedOnsets = 0
@@ -75,7 +75,7 @@ final class TimeStretcher {
     ///   - rate: source samples per output sample (0.25 is four times as slow), 1/100…100.
     ///   - outputLength: where to cut the output (the picture's end); by default, and at
     ///     most, the source's length over the rate, rounded. Never padded: a shorter sound stays shorter.
-    init(rate: Double, channels: Int, sampleRate: Int, outputLength: Int64? = nil) {
+    package init(rate: Double, channels: Int, sampleRate: Int, outputLength: Int64? = nil) {
         self.rate = min(max(rate, 0.01), 100)
         self.channels = max(channels, 1)
         let scale = Double(max(sampleRate, 8000)) / 48000
@@ -106,7 +106,7 @@ final class TimeStretcher {
     }
 
     /// Adds source samples, one array per channel (fewer arrays repeat the last channel).
-    func push(_ samples: [[Float]]) {
+    package func push(_ samples: [[Float]]) {
         guard let count = samples.first?.count, count > 0, !finished else { return }
         for channel in 0..<channels { source[channel] += samples[min(channel, samples.count - 1)] }
         let mix = 1 / Float(samples.count)
@@ -122,7 +122,7 @@ final class TimeStretcher {
     }
 
     /// No more source comes: the rest of the output becomes ready.
-    func finish() {
+    package func finish() {
         guard !finished else { return }
         finished = true
         analyse()
@@ -130,7 +130,7 @@ final class TimeStretcher {
     }
 
     /// The output samples ready since the last pull, one array per channel (empty when none).
-    func pull() -> [[Float]] {
+    package func pull() -> [[Float]] {
         var ready = frameIndex * Int64(hop)
         if let total = outputLength {
             ready = min(ready, total)

@@ -47,6 +47,14 @@ package final class CompositionPlaybackReader {
         try video?.frame(at: time)
     }
 
+    /// Moves the pictures to composition time `time` (before or after the last one asked
+    /// for), keeping the sources' files and decoders open: a seek then costs the decoding
+    /// from the keyframe before `time` only, where a new reader would also open and probe
+    /// each file and start its decoder threads.
+    package func seekPictures(to time: MediaTime) throws(ReelError) {
+        try video?.seek(to: time)
+    }
+
     /// The mixed sound for 48 kHz samples `[start, start + count)` of the timeline, stereo float.
     package func sound(startSample start: Int64, count: Int) throws(ReelError) -> AudioBuffer {
         try audio.render(startSample: start, count: count)

@@ -28,9 +28,14 @@ final class ReadAhead: @unchecked Sendable {
     private var failureReported = false
     private var stopped = false
     private var running = false
+    /// A restart asked for and not yet made by the thread, and the count of restarts asked
+    /// for: a sample read before the latest restart is dropped, never queued.
+    private var pendingRestart: MediaTime?
+    private var generation = 0
 
     // The caller's thread only, when nothing runs ahead.
     private var inline: Reading?
+    private var inlineRestart: MediaTime?
 
     /// - Parameters:
     ///   - capacity: how many samples may wait; 0 reads on the caller's thread instead.
@@ -54,7 +59,9 @@ final class ReadAhead: @unchecked Sendable {
         if capacity == 0 { return try nextInline() }
         condition.lock()
         defer { condition.unlock() }
-        while queue.isEmpty, !ended, failure == nil, !stopped { condition.wait() }
+        while queue.isEmpty || pendingRestart != nil, !ended || pendingRestart != nil, failure == nil, !stopped {
+            condition.wait()
+        }
         if !queue.isEmpty {
             // At most `capacity` samples wait: shifting them is cheaper than any bookkeeping.
             let sample = queue.removeFirst()
@@ -66,6 +73,34 @@ final class ReadAhead: @unchecked Sendable {
             throw failure
         }
         return nil
+    }
+
+    /// Reads from `time` on instead (``AssetReader/restart(at:)``): what waits is dropped,
+    /// and the next sample is the one on screen at `time`. The file and the decoder stay
+    /// open, so a player's seek costs the decoding from the keyframe before `time` only.
+    /// - Throws: the ``ReelError`` of the restart, when nothing runs ahead (else the next
+    ///   ``next()`` throws it).
+    func restart(at time: MediaTime) throws(ReelError) {
+        if capacity == 0 {
+            ended = false
+            guard let inline else {
+                inlineRestart = time // made as soon as the reader opens
+                return
+            }
+            do throws(ReelError) { try inline.reader.restart(at: time) } catch {
+                ended = true
+                self.inline = nil
+                throw error
+            }
+            return
+        }
+        condition.lock()
+        defer { condition.unlock() }
+        queue.removeAll()
+        ended = false
+        generation += 1
+        pendingRestart = time
+        condition.broadcast()
     }
 
     /// Stops reading and waits for the thread to let go of the file; queued samples are dropped.
@@ -90,11 +125,13 @@ final class ReadAhead: @unchecked Sendable {
             if let inline { reading = inline } else {
                 reading = try open()
                 inline = reading
+                if let time = inlineRestart {
+                    inlineRestart = nil
+                    try reading.reader.restart(at: time)
+                }
             }
             guard let sample = try reading.output.copyNextSampleBuffer() else {
-                ended = true
-                reading.reader.cancelReading()
-                inline = nil
+                ended = true // the reader stays open for a restart
                 return nil
             }
             return sample
@@ -112,20 +149,25 @@ final class ReadAhead: @unchecked Sendable {
             reading = opened
             while true {
                 condition.lock()
-                while queue.count >= capacity, !stopped { condition.wait() }
+                while (queue.count >= capacity || ended) && pendingRestart == nil, !stopped { condition.wait() }
                 let stop = stopped
+                let restart = pendingRestart
+                pendingRestart = nil
+                let round = generation
                 condition.unlock()
                 if stop { break }
+                if let restart { try opened.reader.restart(at: restart) }
                 let sample = try opened.output.copyNextSampleBuffer()
                 condition.lock()
                 if stopped {
                     condition.unlock()
                     break
                 }
-                if let sample { queue.append(sample) } else { ended = true }
+                if round == generation, pendingRestart == nil {
+                    if let sample { queue.append(sample) } else { ended = true }
+                }
                 condition.broadcast()
                 condition.unlock()
-                if sample == nil { break }
             }
         } catch {
             condition.lock()

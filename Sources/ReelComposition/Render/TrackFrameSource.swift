@@ -60,5 +60,14 @@ final class TrackFrameSource {
         return current?.pixelBuffer
     }
 
+    /// Reads from source time `time` on instead, keeping the file and the decoder open (a
+    /// player's seek): the next ``frame(at:)`` is the frame on screen at `time`.
+    func seek(to time: MediaTime) throws(ReelError) {
+        started = false
+        current = nil
+        next = nil
+        try frames.restart(at: max(segment.timeMapping.source.start, time))
+    }
+
     func close() { frames.close() }
 }

@@ -225,6 +225,22 @@ final class VideoRenderer {
         return picture
     }
 
+    /// Moves to composition time `time` for a player's seek: each open source whose segment
+    /// shows there reads from there on, keeping its file and decoder open; the others close
+    /// (and open at `time` when first drawn).
+    func seek(to time: MediaTime) throws(ReelError) {
+        startTime = time
+        for (key, source) in sources {
+            guard let track = composition.track(withTrackID: key.trackID), key.segmentIndex < track.segments.count,
+                  track.segments[key.segmentIndex].timeMapping.target.contains(time) else {
+                source.close()
+                sources[key] = nil
+                continue
+            }
+            try source.seek(to: source.segment.timeMapping.sourceTime(at: time))
+        }
+    }
+
     func close() {
         for (_, source) in sources { source.close() }
         sources.removeAll()

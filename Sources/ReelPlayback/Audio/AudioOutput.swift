@@ -8,8 +8,10 @@ import Synchronization
 /// Feeds a player's sound to a PulseAudio stream on a thread of its own, which the stream's
 /// blocking writes pace: each block is the item's sound at the item time the player's
 /// clock (this device's ``AudioClock``) will reach when the block is heard. At a rate other
-/// than 1 the sound is stretched with its pitch kept (FFmpeg's `atempo`); paused, the
-/// device plays silence, so its clock runs on.
+/// than 1 the sound is stretched with its pitch kept by the exports' ``TimeStretcher`` (an
+/// exact time map with its onsets locked, so a clap stays on its picture; FFmpeg's `atempo`
+/// moved them 7–18 ms early at rate 2), or with `.varispeed` resampled; paused, the device
+/// plays silence, so its clock runs on.
 final class AudioOutput: Sendable {
     static let sampleRate = 48000
     /// Samples per write: 10 ms.
@@ -20,6 +22,11 @@ final class AudioOutput: Sendable {
     private nonisolated(unsafe) let stream: PulseStream
     private let stopped = Mutex(false)
     private let finished = Mutex(false)
+    private let flushCount = Mutex(0)
+
+    /// How many times what waited in the device was dropped for a new course (tests: a
+    /// queue's join is the same course, and drops nothing).
+    var flushes: Int { flushCount.withLock { $0 } }
 
     /// Opens the device, or nil when there is no sound server.
     init?(device: AudioDevice) {
@@ -44,10 +51,13 @@ final class AudioOutput: Sendable {
             var feed = Feed()
             while !self.stopped.withLock({ $0 }) {
                 guard let player else { break }
-                // A seek, a rate change, a new item or play after pause: what waits in the
-                // device was read for the old course, so it is dropped and the sound follows at once.
-                if feed.mustRestart(for: player.soundSnapshot(forHostTime: self.clock.hostTime)) {
+                // A seek, a rate change, another item or play after pause: what waits in the
+                // device was read for another course, so it is dropped and the sound follows
+                // at once. The queue's next item, met at the end, is the same course: no drop.
+                let position = MediaTime(value: self.clock.writtenSamples, timescale: Int32(Self.sampleRate))
+                if feed.isOffCourse(player.soundSnapshot(forHostTime: position)) {
                     self.stream.flush()
+                    self.flushCount.withLock { $0 += 1 }
                     self.clock.didFlush(latencyMicroseconds: self.stream.latencyMicroseconds())
                 }
                 let samples = feed.next(for: player, at: self.clock.writtenSamples)
@@ -67,44 +77,92 @@ final class AudioOutput: Sendable {
     func stop() { stopped.withLock { $0 = true } }
 
     /// The feeding thread's own state: the sound read ahead, and what it was read for.
-    private struct Feed {
+    /// Internal so that tests can drive it sample by sample on a manual clock.
+    struct Feed {
         var reader: CompositionPlaybackReader?
-        var item: ObjectIdentifier?
-        var generation = -1
+        var item: PlayerItem?
         var rate = 0.0
+        /// `.varispeed`: the sound resampled, its pitch following the rate.
         var tempo: AudioFilterGraph?
+        /// `.timeDomain` at a rate other than 1: the pitch kept, the onsets on their time.
+        var stretcher: TimeStretcher?
         /// The next item sample to read.
         var cursor: Int64 = 0
         /// Stretched sound waiting to be written, per channel.
         var waiting: [[Float]] = Array(repeating: [], count: AudioOutput.channels)
+        /// The item time the reading started at, and the samples handed out since: the item
+        /// time of the next sample out is `start + produced × rate / 48000`.
+        var start = MediaTime.zero
+        var produced: Int64 = 0
 
-        /// Whether the player has jumped since the sound was read: it plays now, and from
-        /// another item, time course or rate than what was read.
-        func mustRestart(for snapshot: (item: PlayerItem?, time: MediaTime, rate: Double, generation: Int, gain: Float)) -> Bool {
-            guard let item = snapshot.item, snapshot.rate > 0, snapshot.time < item.endTime else { return false }
-            return generation != snapshot.generation || self.item != ObjectIdentifier(item) || rate != snapshot.rate
+        /// The item time of the next sample handed out, in seconds.
+        var nextSeconds: Double { start.seconds + Double(produced) * rate / Double(AudioOutput.sampleRate) }
+
+        /// Whether the player's course at the next sample written (its item, rate and time
+        /// there) is not the one the sound was read for.
+        func isOffCourse(_ snapshot: Player.SoundSnapshot) -> Bool {
+            guard let wanted = snapshot.item, snapshot.rate > 0, snapshot.time < wanted.endTime else { return false }
+            guard let item, reader != nil, rate == snapshot.rate else { return true }
+            if item === wanted { return abs(snapshot.time.seconds - nextSeconds) > 0.002 }
+            // Read on into the next item while the player still shows the last moment of this one.
+            if item === snapshot.next {
+                return (wanted.endTime.seconds - snapshot.time.seconds) > 0.002 || abs(nextSeconds - item.startTime.seconds) > 0.002
+            }
+            return true
         }
 
-        /// The next block, interleaved: the item's sound at the player's time for device sample `position`.
+        /// The next block, interleaved: the player's sound from device sample `position` on,
+        /// running on into the queue's next item where the current one ends, sample-exact.
         mutating func next(for player: Player, at position: Int64) -> [Float] {
-            let snapshot = player.soundSnapshot(forHostTime: MediaTime(value: position, timescale: Int32(AudioOutput.sampleRate)))
-            guard let item = snapshot.item, snapshot.rate > 0, item.status == .readyToPlay,
-                  snapshot.time < item.endTime else {
-                generation = -1 // resume from the player's time when it plays again
-                return [Float](repeating: 0, count: AudioOutput.block * AudioOutput.channels)
+            var out = [Float](repeating: 0, count: AudioOutput.block * AudioOutput.channels)
+            var filled = 0
+            while filled < AudioOutput.block {
+                let host = MediaTime(value: position + Int64(filled), timescale: Int32(AudioOutput.sampleRate))
+                let snapshot = player.soundSnapshot(forHostTime: host)
+                guard let wanted = snapshot.item, snapshot.rate > 0, wanted.status == .readyToPlay,
+                      snapshot.time < wanted.endTime else {
+                    item = nil // resume from the player's time when it plays again
+                    break
+                }
+                if isOffCourse(snapshot) {
+                    restart(item: wanted, time: snapshot.time, rate: snapshot.rate)
+                }
+                guard let item else { break }
+                // The samples left of this item at this rate; past them the next item follows.
+                let left = (item.endTime.seconds - nextSeconds) * Double(AudioOutput.sampleRate) / rate
+                let count = min(AudioOutput.block - filled, max(0, Int(min(left.rounded(), 1e6))))
+                if count > 0 {
+                    fill(&out, from: filled, count: count, gain: snapshot.gain)
+                    filled += count
+                }
+                if filled < AudioOutput.block {
+                    // This item is done: the next one in the queue starts (at its start time)
+                    // at this very sample; without one the rest is silence.
+                    guard item === snapshot.item, let following = snapshot.next, following.status == .readyToPlay else { break }
+                    restart(item: following, time: following.startTime, rate: rate)
+                }
             }
-            if generation != snapshot.generation || self.item != ObjectIdentifier(item) || rate != snapshot.rate {
-                restart(item: item, time: snapshot.time, rate: snapshot.rate, generation: snapshot.generation)
-            }
+            return out
+        }
+
+        /// Hands out `count` samples of the current item into `out` from frame `offset`.
+        private mutating func fill(_ out: inout [Float], from offset: Int, count: Int, gain: Float) {
+            guard let item else { return }
             do throws(ReelError) {
-                while waiting[0].count < AudioOutput.block {
+                while waiting[0].count < count {
                     guard let reader else { break }
-                    let count = 1024
-                    let sound = try reader.sound(startSample: cursor, count: count)
-                    cursor += Int64(count)
-                    if let tempo {
+                    let chunk = 1024
+                    let sound = try reader.sound(startSample: cursor, count: chunk)
+                    cursor += Int64(chunk)
+                    if let stretcher {
+                        stretcher.push((0..<AudioOutput.channels).map {
+                            sound.floatSamples(channel: min($0, sound.format.channelCount - 1))
+                        })
+                        let pulled = stretcher.pull()
+                        for c in 0..<AudioOutput.channels { waiting[c] += pulled[min(c, pulled.count - 1)] }
+                    } else if let tempo {
                         try tempo.push(sound)
-                        while let out = try tempo.pull() { append(out) }
+                        while let pulled = try tempo.pull() { append(pulled) }
                     } else {
                         append(sound)
                     }
@@ -113,14 +171,12 @@ final class AudioOutput: Sendable {
                 item.fail(error)
                 reader = nil
             }
-            let gain = snapshot.gain
-            var out = [Float](repeating: 0, count: AudioOutput.block * AudioOutput.channels)
-            let available = min(AudioOutput.block, waiting[0].count)
+            let available = min(count, waiting[0].count)
             for c in 0..<AudioOutput.channels {
-                for i in 0..<available { out[i * AudioOutput.channels + c] = waiting[c][i] * gain }
+                for i in 0..<available { out[(offset + i) * AudioOutput.channels + c] = waiting[c][i] * gain }
                 waiting[c].removeFirst(available)
             }
-            return out
+            produced += Int64(count)
         }
 
         private mutating func append(_ sound: AudioBuffer) {
@@ -129,24 +185,29 @@ final class AudioOutput: Sendable {
             }
         }
 
-        private mutating func restart(item: PlayerItem, time: MediaTime, rate: Double, generation: Int) {
-            self.item = ObjectIdentifier(item)
-            self.generation = generation
+        private mutating func restart(item: PlayerItem, time: MediaTime, rate: Double) {
+            self.item = item
             self.rate = rate
+            start = time
+            produced = 0
             waiting = Array(repeating: [], count: AudioOutput.channels)
             cursor = time.convertScale(Int32(AudioOutput.sampleRate), method: .roundTowardNegativeInfinity).value
             reader = try? CompositionPlaybackReader(composition: item.composition, videoComposition: nil,
                                                     audioMix: item.audioMix, size: nil, startingAt: time,
                                                     includesVideo: false)
+            tempo = nil
+            stretcher = nil
             if abs(rate - 1) > 1e-9 {
-                let format = AudioFormat(sampleFormat: .floatPlanar, sampleRate: AudioOutput.sampleRate,
-                                         channelLayout: .default(channels: AudioOutput.channels))
-                let chain = item.audioTimePitchAlgorithm == .varispeed
-                    ? "asetrate=\(Double(AudioOutput.sampleRate) * rate),aresample=\(AudioOutput.sampleRate)"
-                    : AudioFilterGraph.tempoChain(rate: rate)
-                tempo = try? AudioFilterGraph(description: chain, format: format)
-            } else {
-                tempo = nil
+                if item.audioTimePitchAlgorithm == .varispeed {
+                    let format = AudioFormat(sampleFormat: .floatPlanar, sampleRate: AudioOutput.sampleRate,
+                                             channelLayout: .default(channels: AudioOutput.channels))
+                    let chain = "asetrate=\(Double(AudioOutput.sampleRate) * rate),aresample=\(AudioOutput.sampleRate)"
+                    tempo = try? AudioFilterGraph(description: chain, format: format)
+                } else {
+                    // Output sample n plays source sample n × rate from the restart: the
+                    // player's clock and the sound keep one time map.
+                    stretcher = TimeStretcher(rate: rate, channels: AudioOutput.channels, sampleRate: AudioOutput.sampleRate)
+                }
             }
         }
     }

@@ -3,7 +3,8 @@ import ReelAV
 import ReelAsset
 import ReelCore
 
-/// The keyframe times of one source track, read once from its packets (no decoding):
+/// The keyframe times of one source track, read once from its packets (no decoding, and
+/// for MP4 no parsing):
 /// what a seek with a tolerance may land on to start showing pictures at once.
 enum KeyframeIndex {
     /// The presentation times of `track`'s keyframes, in order.
@@ -12,7 +13,9 @@ enum KeyframeIndex {
         guard let track = asset.track(withTrackID: trackID) else {
             throw ReelError(.invalidArgument, "has no track \(trackID)", subject: url.path)
         }
-        let demuxer = try Demuxer(path: url.path)
+        let demuxer = try Demuxer(path: url.path, probing: false)
+        // An MP4's samples carry their keyframe flags and times: no parser need read their bytes.
+        demuxer.readPacketsAsStored()
         for stream in demuxer.streams where stream.index != track.streamIndex {
             demuxer.setDiscarded(true, streamIndex: stream.index)
         }

@@ -40,6 +40,7 @@ public final class PlayerItem: Sendable {
         var error: ReelError?
         var outputs: [PlayerItemVideoOutput] = []
         var keyframes: [String: [MediaTime]] = [:]
+        var startTime = MediaTime.zero
     }
     private let settings: Mutex<Settings>
     /// The player playing this item, for ``currentTime()`` and the outputs' clock.
@@ -182,7 +183,15 @@ public final class PlayerItem: Sendable {
         }
         copy.forwardPlaybackEndTime = forwardPlaybackEndTime
         copy.audioTimePitchAlgorithm = audioTimePitchAlgorithm
+        copy.startTime = startTime
         return copy
+    }
+
+    /// Where a queue starts this item when it becomes current (a ``PlayerLooper``'s time
+    /// range); zero unless set.
+    var startTime: MediaTime {
+        get { settings.withLock { $0.startTime } }
+        set { settings.withLock { $0.startTime = newValue } }
     }
 
     /// Where playback of this item ends: the forward end time when inside the item, else the duration.

@@ -8,8 +8,9 @@ import Synchronization
 /// there if it is new. `AVPlayerItemVideoOutput`.
 ///
 /// Pictures are rendered by the composition's renderer (the export's), decoding forward from
-/// where the last one was; a jump backwards, or more than a couple of seconds ahead, opens
-/// the sources afresh at the new time (at the keyframe before it, then decoding to the frame).
+/// where the last one was; a jump backwards, or more than a second ahead, seeks the open
+/// sources to the new time (to the keyframe before it, then decoding to the frame), keeping
+/// their files and decoders open.
 public final class PlayerItemVideoOutput: Sendable {
     /// The pictures wanted: their format and size. `pixelBufferAttributes`
     /// (`kCVPixelBufferPixelFormatTypeKey`, `kCVPixelBufferWidthKey`, `kCVPixelBufferHeightKey`).
@@ -27,8 +28,8 @@ public final class PlayerItemVideoOutput: Sendable {
         }
     }
 
-    /// A jump further ahead than this reopens the sources rather than decoding up to it.
-    static let reopenDistance = MediaTime(value: 2, timescale: 1)
+    /// A jump further ahead than this seeks the sources rather than decoding up to it.
+    static let seekDistance = MediaTime(value: 1, timescale: 1)
 
     private struct State {
         weak var item: PlayerItem?
@@ -95,8 +96,11 @@ public final class PlayerItemVideoOutput: Sendable {
             guard let item = state.item, item.status == .readyToPlay,
                   let shown = Self.displayTime(for: itemTime, in: item) else { return .success(nil) }
             do throws(ReelError) {
-                if state.reader == nil || !state.readerTime.isNumeric || shown < state.readerTime
-                    || shown - state.readerTime > Self.reopenDistance {
+                if let reader = state.reader, state.readerTime.isNumeric,
+                   shown < state.readerTime || shown - state.readerTime > Self.seekDistance {
+                    // A jump: the sources move there with their files and decoders kept open.
+                    try reader.seekPictures(to: shown)
+                } else if state.reader == nil || !state.readerTime.isNumeric {
                     state.reader?.close()
                     let size = attributes.width.flatMap { w in attributes.height.map { (width: w, height: $0) } }
                     state.reader = try CompositionPlaybackReader(

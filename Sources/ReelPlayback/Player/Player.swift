@@ -71,6 +71,9 @@ public class Player: @unchecked Sendable {
     private let machine = Mutex(PlayerStateMachine())
     private let settings = Mutex(Settings())
     private let observers = Mutex(Observers())
+    /// Held while a queue moves to its next item (the queue, the current item and the time
+    /// change together) and while the sound feeder reads them, so it never sees half a move.
+    let itemChange = Mutex(())
     /// The timer that looks at a clock that moves by itself (Dispatch sources are thread-safe).
     private nonisolated(unsafe) let timer: (any DispatchSourceTimer)?
 
@@ -115,6 +118,9 @@ public class Player: @unchecked Sendable {
         self.init(playerItem: PlayerItem(url: url), audioDevice: audioDevice)
     }
 
+    /// How many times the sound device dropped what waited in it for a jump (tests).
+    var soundFlushes: Int { audio?.flushes ?? 0 }
+
     /// Whether the sound goes to a device (and the player runs by its clock), rather than
     /// the player running silently by the host clock.
     public var outputsSound: Bool { audio != nil }
@@ -132,7 +138,8 @@ public class Player: @unchecked Sendable {
     public func replaceCurrentItem(with item: PlayerItem?) {
         swapItem(for: item)
         let host = clock.hostTime
-        machine.withLock { $0.replaceItem(hasItem: item != nil, at: host) }
+        let start = item?.startTime ?? .zero
+        machine.withLock { $0.replaceItem(hasItem: item != nil, at: host, start: start) }
         timeJumped()
     }
 
@@ -273,17 +280,39 @@ public class Player: @unchecked Sendable {
 
     private var endTime: MediaTime { currentItem?.endTime ?? .invalid }
 
-    /// What the sound feeder needs for the block heard at `hostTime`: the item, its time
-    /// then, the rate, the count of jumps so far (a change means read afresh) and the gain.
-    func soundSnapshot(forHostTime hostTime: MediaTime)
-        -> (item: PlayerItem?, time: MediaTime, rate: Double, generation: Int, gain: Float) {
+    /// What the sound feeder needs for the block heard at `hostTime`.
+    struct SoundSnapshot {
+        /// The item heard then, and its time: past the current item's end, with `.advance`
+        /// and an item queued after it, that next item and its time (the queue advances on
+        /// the next tick; the sound must not wait for it, so that the join has no gap).
+        var item: PlayerItem?
+        var time: MediaTime
+        var rate: Double
+        /// The item after ``item`` in the queue, when the player advances to it at the end.
+        var next: PlayerItem?
+        var gain: Float
+    }
+
+    /// The item and its time heard at `hostTime`, the rate, what comes next and the gain.
+    func soundSnapshot(forHostTime hostTime: MediaTime) -> SoundSnapshot {
+        itemChange.withLock { _ in unlockedSoundSnapshot(forHostTime: hostTime) }
+    }
+
+    private func unlockedSoundSnapshot(forHostTime hostTime: MediaTime) -> SoundSnapshot {
         let (item, gain) = settings.withLock { ($0.item, $0.isMuted ? Float(0) : $0.volume) }
         let end = item?.endTime ?? .invalid
-        let (time, rate, generation) = machine.withLock {
-            ($0.currentTime(at: hostTime, end: end), $0.rate, $0.jumps)
+        let (time, unclamped, rate, action) = machine.withLock {
+            ($0.currentTime(at: hostTime, end: end), $0.currentTime(at: hostTime, end: .invalid), $0.rate, $0.actionAtItemEnd)
         }
-        return (item, time, rate, generation, gain)
+        let next = action == .advance ? nextItem : nil
+        if let next, end.isNumeric, rate > 0, unclamped >= end {
+            return SoundSnapshot(item: next, time: next.startTime + (unclamped - end), rate: rate, next: nil, gain: gain)
+        }
+        return SoundSnapshot(item: item, time: time, rate: rate, next: next, gain: gain)
     }
+
+    /// The item that follows the current one at its end (a ``QueuePlayer``'s next); nil here.
+    var nextItem: PlayerItem? { nil }
 
     /// Looks at the clock: fires the observers that are due, and handles the item's end.
     func tick() {
@@ -317,11 +346,12 @@ public class Player: @unchecked Sendable {
     }
 
     /// Makes `item` current as the one after `ended`, its start at the moment `ended` ended.
+    /// The caller holds ``itemChange`` and then calls ``timeJumped()``.
     func advance(from ended: PlayerItem, to item: PlayerItem?) {
         swapItem(for: item)
         let end = ended.endTime
-        machine.withLock { $0.advance(hasItem: item != nil, end: end) }
-        timeJumped()
+        let start = item?.startTime ?? .zero
+        machine.withLock { $0.advance(hasItem: item != nil, end: end, start: start) }
     }
 
     /// Makes `item` the current item and moves the player's link from the old one to it.
@@ -336,7 +366,7 @@ public class Player: @unchecked Sendable {
     }
 
     /// Observers after a seek, a rate change or a new item: each periodic one fires now.
-    private func timeJumped() {
+    func timeJumped() {
         fireObservers(at: currentTime(), jumped: true)
     }
 

@@ -1,4 +1,5 @@
 public import Foundation
+public import ReelCore
 import Synchronization
 
 /// Plays an item over and over on a ``QueuePlayer``, by keeping replicas of it queued.
@@ -30,9 +31,26 @@ public final class PlayerLooper: Sendable {
     private let failure: Bool
 
     /// Loops `templateItem` on `player`, replacing its queue. `init(player:templateItem:)`.
-    public init(player: QueuePlayer, templateItem: PlayerItem) {
+    public convenience init(player: QueuePlayer, templateItem: PlayerItem) {
+        self.init(player: player, templateItem: templateItem, timeRange: nil)
+    }
+
+    /// Loops `timeRange` of `templateItem` on `player`: each pass starts at the range's start
+    /// and ends at its end (its ``PlayerItem/forwardPlaybackEndTime``), the join as gapless as
+    /// a whole item's. A range that is not inside the item loops the whole item.
+    /// `init(player:templateItem:timeRange:)`.
+    /// - Parameters:
+    ///   - timeRange: the part of the item to loop; nil for all of it.
+    public init(player: QueuePlayer, templateItem: PlayerItem, timeRange: MediaTimeRange?) {
         self.player = player
         let replicas = (0..<3).map { _ in templateItem.replica() }
+        if let range = timeRange, range.isValid, range.start.isNumeric, range.end.isNumeric, range.start >= .zero,
+           range.duration > .zero, range.end <= templateItem.duration {
+            for replica in replicas {
+                replica.startTime = range.start
+                replica.forwardPlaybackEndTime = range.end
+            }
+        }
         loopingPlayerItems = replicas
         failure = templateItem.status == .failed
         let relay = Relay()

@@ -107,13 +107,13 @@ struct PlayerStateMachine: Sendable {
     }
 
     /// A new item: time zero, paused or playing as before, the end not yet reported.
-    mutating func replaceItem(hasItem: Bool, at host: MediaTime) {
+    mutating func replaceItem(hasItem: Bool, at host: MediaTime, start: MediaTime = .zero) {
         self.hasItem = hasItem
         endReported = false
         jumps += 1
         switch state {
-        case .paused: state = .paused(time: .zero)
-        case .playing(_, _, let rate): state = .playing(anchor: .zero, anchorHost: host, rate: rate)
+        case .paused: state = .paused(time: start)
+        case .playing(_, _, let rate): state = .playing(anchor: start, anchorHost: host, rate: rate)
         }
     }
 
@@ -136,17 +136,17 @@ struct PlayerStateMachine: Sendable {
     /// The next item starts where the last one ended, to the tick of the clock: its time 0
     /// is the host time at which playing reached `end`, so no time is lost between items
     /// however late the clock was looked at. Paused, it starts at 0 paused.
-    mutating func advance(hasItem: Bool, end: MediaTime) {
+    mutating func advance(hasItem: Bool, end: MediaTime, start: MediaTime = .zero) {
         self.hasItem = hasItem
         endReported = false
         jumps += 1
         switch state {
         case .paused:
-            state = .paused(time: .zero)
+            state = .paused(time: start)
         case .playing(let anchor, let anchorHost, let rate):
             let remaining = end.isNumeric && end > anchor ? end - anchor : .zero
             let endHost = anchorHost + remaining.multiplied(byRatio: 1000, divisor: max(rate.thousandths, 1))
-            state = .playing(anchor: .zero, anchorHost: endHost, rate: rate)
+            state = .playing(anchor: start, anchorHost: endHost, rate: rate)
         }
     }
 }

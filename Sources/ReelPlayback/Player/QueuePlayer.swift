@@ -77,8 +77,13 @@ public final class QueuePlayer: Player, @unchecked Sendable {
         replaceCurrentItem(with: nil)
     }
 
+    override var nextItem: PlayerItem? { upcoming.withLock { $0.first } }
+
     override func itemDidEnd(_ item: PlayerItem) {
-        let next = upcoming.withLock { $0.isEmpty ? nil : $0.removeFirst() }
-        advance(from: item, to: next)
+        itemChange.withLock { _ in
+            let next = upcoming.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            advance(from: item, to: next)
+        }
+        timeJumped()
     }
 }
