@@ -91,6 +91,13 @@ import Testing
         #expect(connection.isVideoStabilizationSupported && connection.activeVideoStabilizationMode == .off)
         connection.preferredVideoStabilizationMode = .auto
         #expect(connection.activeVideoStabilizationMode == .standard)
+        // Standard holds each picture back six frames: its latency at the camera's rate.
+        let latencyFrames = connection.videoStabilizationLatency.seconds * session.frameRate
+        #expect(abs(latencyFrames - 6) < 0.01, "latency \(connection.videoStabilizationLatency.seconds) s")
+        let format = try #require(session.inputs.first?.device.activeFormat)
+        #expect(format.supportsVideoStabilization && format.isVideoStabilizationModeSupported(.cinematic)
+            && format.isVideoStabilizationModeSupported(.off))
+        #expect(connection.isVideoMirroringSupported && sound.connection(with: .audio)?.isVideoMirroringSupported == false)
         let photo = PhotoOutput()
         try session.add(photo)
         #expect(photo.connection(with: .video)?.isVideoStabilizationSupported == false)
@@ -102,6 +109,41 @@ import Testing
                                       connection: photoConnection, device: front)
         #expect(preview.rotationAngle == 90 && preview.isMirrored && preview.videoRect.size == Size(width: 360, height: 640))
         #expect(sound.connection(with: .audio)?.isVideoOrientationSupported == false)
+    }
+
+    /// A disabled connection passes nothing to its output; enabled again, pictures flow.
+    @Test func aDisabledConnectionDeliversNothing() throws {
+        let capture = SteppedCapture()
+        let session = capture.session
+        try session.add(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        let data = VideoDataOutput()
+        try session.add(data)
+        let received = PosixMutex(0)
+        let queue = DispatchQueue(label: "test.connection")
+        data.setSampleBufferHandler(queue: queue) { _ in received.withLock { $0 += 1 } }
+        let connection = try #require(data.connection(with: .video))
+        session.startRunning()
+        defer { session.stopRunning() }
+        capture.advance(0.3)
+        #expect(received.withLock { $0 } > 0, "pictures flow while enabled")
+        connection.isEnabled = false
+        capture.advance(0.1)
+        queue.sync {}  // what was handed over before the change has been handled
+        let before = received.withLock { $0 }
+        capture.advance(1)
+        queue.sync {}
+        #expect(received.withLock { $0 } == before, "a disabled connection delivers nothing")
+        connection.isEnabled = true
+        #expect(capture.advance(until: { received.withLock { $0 } > before }, limit: 1), "enabled again, pictures flow")
+    }
+
+    /// iio-sensor-proxy is how a Linux tablet says which way up it is held; on a machine
+    /// without it there is no sensor, and asking for one says so at once.
+    @Test(.enabled(if: !["/usr/libexec/iio-sensor-proxy", "/usr/sbin/iio-sensor-proxy"].contains {
+        FileManager.default.fileExists(atPath: $0)
+    }, "this machine has iio-sensor-proxy"))
+    func noSensorProxyMeansNoAccelerometer() {
+        #expect(SensorProxyAccelerometer() == nil)
     }
 
     @Test func gravityGivesTheSeedsOrientations() {

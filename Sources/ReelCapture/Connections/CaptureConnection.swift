@@ -1,5 +1,4 @@
 public import ReelCore
-import Synchronization
 
 /// The link between a session's input port of one medium and an output: what turns,
 /// mirrors and steadies the pictures on their way there. `AVCaptureConnection`.
@@ -26,7 +25,7 @@ public final class CaptureConnection: @unchecked Sendable {
     public let mediaType: MediaType
     /// The output the connection leads to. `output`.
     public private(set) weak var output: CaptureOutput?
-    let state = Mutex(State())
+    let state = PosixMutex(State())
 
     init(mediaType: MediaType) {
         self.mediaType = mediaType

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ReelCore
 
 /// Something that knows which way up the device is: Core Motion's gravity in seed 003.
 public protocol OrientationSource: AnyObject, Sendable {
@@ -24,11 +24,11 @@ public final class VirtualAccelerometer: OrientationSource {
         }
     }
 
-    private let state: Mutex<Gravity>
+    private let state: PosixMutex<Gravity>
 
     /// A sensor held upright (gravity straight down the screen).
     public init(gravity: Gravity = Gravity(x: 0, y: -1, z: 0)) {
-        state = Mutex(gravity)
+        state = PosixMutex(gravity)
     }
 
     /// The gravity the sensor reads. `deviceMotion.gravity`.
@@ -63,7 +63,7 @@ public final class VirtualAccelerometer: OrientationSource {
 /// for its `AccelerometerOrientation` (with `gdbus`, which GLib installs).
 public final class SensorProxyAccelerometer: OrientationSource {
     static let gdbus = "/usr/bin/gdbus"
-    private let claimed = Mutex(false)
+    private let claimed = PosixMutex(false)
 
     /// The sensor, or nil when this machine has no iio-sensor-proxy with an accelerometer
     /// (no system bus, no service, or `HasAccelerometer` false).

@@ -18,7 +18,7 @@ extension CaptureDevice {
         public var maxExposureSeconds: Double
         /// `videoMaxZoomFactor`: 1 for a device that cannot zoom.
         public var videoMaxZoomFactor: Double
-        /// Whether stabilization can be turned on. `isVideoStabilizationModeSupported(_:)`.
+        /// Whether stabilization can be turned on in this format (see ``isVideoStabilizationModeSupported(_:)``).
         public var supportsVideoStabilization: Bool
 
         public init(width: Int, height: Int, pixelFormat: String, minFrameRate: Double, maxFrameRate: Double,
@@ -41,6 +41,14 @@ extension CaptureDevice {
         public var minExposureDuration: MediaTime { MediaTime(seconds: minExposureSeconds, preferredTimescale: 1_000_000) }
         /// `maxExposureDuration`.
         public var maxExposureDuration: MediaTime { MediaTime(seconds: maxExposureSeconds, preferredTimescale: 1_000_000) }
+
+        /// Whether a connection in this format can be put in `mode`: `off` always, the others
+        /// where the format ``supportsVideoStabilization``. `isVideoStabilizationModeSupported(_:)`.
+        /// - Parameter mode: The stabilization asked for.
+        /// - Returns: Whether a video connection from this format can steady its pictures so.
+        public func isVideoStabilizationModeSupported(_ mode: CaptureVideoStabilizationMode) -> Bool {
+            mode == .off || supportsVideoStabilization
+        }
 
         /// Whether the format can run at `rate` frames per second.
         public func supports(frameRate rate: Double) -> Bool { rate >= minFrameRate && rate <= maxFrameRate }

@@ -1,6 +1,5 @@
 import Foundation
 import ReelCore
-import Synchronization
 
 /// The pictures of `virtual:handheld-camera`: a still, textured scene (random patches of
 /// colour on a grid, with random rectangles over it, softened) seen by a camera held in a shaking
@@ -17,7 +16,7 @@ enum HandheldCamera {
     static let seed: UInt64 = 17
 
     /// The scene a little larger than the picture (by the shake's reach), one per size.
-    private static let scenes = Mutex<[String: PixelBuffer]>([:])
+    private static let scenes = PosixMutex<[String: PixelBuffer]>([:])
 
     static let device = CaptureDevice(
         uniqueID: uniqueID, localizedName: "Reel Virtual Handheld Camera", deviceType: .camera, position: .back,
