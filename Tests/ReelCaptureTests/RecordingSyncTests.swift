@@ -36,8 +36,13 @@ import Testing
         return String(decoding: data.dropFirst(8), as: UTF8.self)
     }
 
-    @Test(arguments: [(25.0, 2.37, "mp4"), (30.0, 2.61, "mov"), (60.0, 2.83, "mp4")])
-    func flashAndClickComeOutTogetherAndTheSoundEndsWithThePicture(rate: Double, stopAfter: Double, ext: String) async throws {
+    @Test(arguments: [
+        (25.0, 2.37, "mp4", CaptureVideoStabilizationMode.off), (30.0, 2.61, "mov", .off), (60.0, 2.83, "mp4", .off),
+        (30.0, 2.61, "mp4", .cinematic),
+    ])
+    func flashAndClickComeOutTogetherAndTheSoundEndsWithThePicture(
+        rate: Double, stopAfter: Double, ext: String, stabilization: CaptureVideoStabilizationMode
+    ) async throws {
         let directory = try Paths.temporaryDirectory("reel-recording-sync")
         let capture = SteppedCapture()
         let session = capture.session
@@ -48,7 +53,8 @@ import Testing
         session.sessionPreset = .low
         let movie = MovieFileOutput()
         try session.addOutput(movie)
-        let url = directory.appendingPathComponent("sync-\(Int(rate)).\(ext)")
+        movie.connection(with: .video)?.preferredVideoStabilizationMode = stabilization
+        let url = directory.appendingPathComponent("sync-\(Int(rate))-\(stabilization).\(ext)")
         let finished = AsyncStream<ReelError?>.makeStream()
         session.startRunning()
         // Start just before a flash (the session clock's whole second), stop at a moment
@@ -75,7 +81,7 @@ import Testing
 
         let (video, audio) = try Self.spans(url)
         let audioFrame = 1024.0 / 48000
-        print("recording at \(Int(rate)) fps (.\(ext)): flash-to-click \(offsets.map { String(format: "%+.1f", $0 * 1000) }) ms; "
+        print("recording at \(Int(rate)) fps (.\(ext), stabilization \(stabilization)): flash-to-click \(offsets.map { String(format: "%+.1f", $0 * 1000) }) ms; "
               + "video \(video.start)...\(video.end) s, audio \(audio.start)...\(audio.end) s (ffprobe)")
         #expect(abs(audio.start - video.start) < 0.001, "audio starts at \(audio.start) s, video at \(video.start) s")
         #expect(abs(audio.end - video.end) <= audioFrame, "audio ends at \(audio.end) s, video at \(video.end) s")
