@@ -34,6 +34,7 @@ test: deps lint
 	$(SWIFT) build -c release --product reel
 	$(SWIFT) build -c release --product SeedSpeedMerge
 	$(SWIFT) build -c release --product SeedRecording
+	$(SWIFT) build -c release --product SeedCapture
 	$(SWIFT) test --skip-build --parallel --num-workers 2 --skip 'RealTimeRecordingTests|RealTimeStabilizationTests'
 	$(SWIFT) test --skip-build --filter RealTimeRecordingTests
 	$(SWIFT) test --skip-build --filter RealTimeStabilizationTests
