@@ -68,6 +68,8 @@ final class ShortVideoDesk: @unchecked Sendable {
         button.lock()
         defer { button.unlock() }
         camera.waitUntilCaptured(uptime: pressed)
+        // A new video takes the way the device is held now; its later segments keep it.
+        if recorder.segments.isEmpty { camera.followOrientation() }
         try recorder.startSegment()
         lock.withLock {
             pressedAt = pressed
