@@ -1,4 +1,5 @@
 public import Foundation
+public import ReelCapture
 
 /// How `reel studio` runs: where it listens, which devices it opens, where the
 /// library is.
@@ -17,6 +18,13 @@ public struct StudioConfiguration: Sendable {
     public var library: URL?
     /// The access token for a non-loopback host; a random one when nil.
     public var accessToken: String?
+    /// How the device is held, for the recordings' display matrix and the photos' EXIF
+    /// orientation (as `videoOrientation` on their connections); nil records the picture
+    /// the sensor's own way, unturned.
+    public var heldOrientation: DeviceOrientation?
+    /// An accelerometer to follow instead of ``heldOrientation``: read at each photo and
+    /// at the first segment of each video (the segments of one video share its matrix).
+    public var orientationSource: (any OrientationSource)?
 
     public init(host: String = "127.0.0.1", port: Int = 8080, cameraID: String? = nil, microphoneID: String? = nil,
                 library: URL? = nil, accessToken: String? = nil) {

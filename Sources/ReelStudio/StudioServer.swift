@@ -44,6 +44,12 @@ public final class StudioServer: @unchecked Sendable {
         photos = PhotoDesk(camera: camera, library: library)
         shortVideo = try ShortVideoDesk(camera: camera, library: library, events: events)
         panel = DeviceControlPanel(camera: camera, photos: photos)
+        // Once every output is in the session, so the recordings' connections get it too.
+        if let source = configuration.orientationSource {
+            camera.follow(source)
+        } else if let held = configuration.heldOrientation {
+            camera.hold(held)
+        }
     }
 
     deinit { stop() }

@@ -40,7 +40,7 @@ struct ComposeCommand: Command {
         }
         let specURL = URL(fileURLWithPath: path)
         let description = try CompositionSpec(contentsOf: specURL)
-        let built: BuiltComposition
+        var built: BuiltComposition
         do {
             built = try description.build(relativeTo: specURL.deletingLastPathComponent())
         } catch {
@@ -63,6 +63,20 @@ struct ComposeCommand: Command {
         try OutputGuard.refuse(output: url, replacing: inputs)
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: built.preset)
         if preset == .passthrough, let refusal = description.passthroughRefusal(subject: specURL.path) { throw refusal }
+        // Clips to steady are steadied now, once every check has passed, and the composition
+        // built again from the steadied copies (removed when the export is done).
+        var stabilization: SpecStabilization?
+        if description.clips.contains(where: { $0.stabilize != nil }) {
+            let steadied = try await SpecStabilization(description, relativeTo: folder, subject: specURL.path, console: console,
+                                                       json: arguments.flag("json"))
+            stabilization = steadied
+            do {
+                built = try steadied.spec.build(relativeTo: folder)
+            } catch {
+                throw ReelError(error.code, error.message, subject: "\(specURL.path): \(error.subject ?? "spec")")
+            }
+        }
+        defer { withExtendedLifetime(stabilization) {} }
         let session = ExportSession(composition: built.composition, preset: preset)
         session.outputURL = url
         session.outputFileType = type

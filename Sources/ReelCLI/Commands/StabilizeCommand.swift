@@ -49,12 +49,30 @@ struct StabilizeCommand: Command {
         }
         let job = try MediaCopyJob(input: inputPath, output: outputURL, fileType: fileType,
                                    quality: try arguments.double("crf", in: 0...51), preset: try MediaCopyJob.preset(arguments))
+        let progress = ProgressReporter(console: console, json: arguments.flag("json"), total: job.duration, label: "stabilize")
+        let index = try await Self.steady(job, strength: strength, progress: progress)
+        progress.finish()
+        if !arguments.flag("json") {
+            let written = try Asset(url: outputURL)
+            console.printError("wrote \(outputPath): \(index) frames steadied, \(Format.seconds(written.duration)), "
+                               + "\(Format.bytes(written.fileSize))")
+        }
+        return 0
+    }
+
+    /// Both passes over `job`'s input, written by `job`: what `reel stabilize` and a
+    /// composition's `clips[].stabilize` share.
+    /// - Parameters:
+    ///   - job: The copy of the input to its output (opened, not yet run).
+    ///   - strength: 0 smooths the path over 0.1 s each way, 1 over a second.
+    /// - Returns: The number of frames steadied.
+    /// - Throws: ``ReelError`` from reading or writing; the output is then not left behind.
+    static func steady(_ job: MediaCopyJob, strength: Double, progress: ProgressReporter) async throws(ReelError) -> Int {
+        let inputPath = job.asset.url.path
         let frameRate = try Self.frameRate(of: inputPath)
-        // 0 smooths over 0.1 s each way, 1 over a second.
-        let sigma = max(1, frameRate * (0.1 + 0.9 * strength) / 3)
+        let sigma = max(1, frameRate * (0.1 + 0.9 * min(max(strength, 0), 1)) / 3)
         let corrections = try Self.corrections(of: inputPath, sigma: sigma)
         let stabilizer = LiveStabilizer(radius: 0, sigma: sigma)
-        let progress = ProgressReporter(console: console, json: arguments.flag("json"), total: job.duration, label: "stabilize")
         var index = 0
         try await job.run(progress: progress) { (sample) throws(ReelError) -> SampleBuffer in
             guard let picture = sample.pixelBuffer else { return sample }
@@ -63,13 +81,7 @@ struct StabilizeCommand: Command {
             return SampleBuffer(pixelBuffer: try stabilizer.steadied(picture, correction: correction),
                                 presentationTime: sample.presentationTime, duration: sample.duration)
         }
-        progress.finish()
-        if !arguments.flag("json") {
-            let written = try Asset(url: outputURL)
-            console.printError("wrote \(outputPath): \(index) frames steadied, \(Format.seconds(written.duration)), "
-                               + "\(Format.bytes(written.fileSize))")
-        }
-        return 0
+        return index
     }
 
     private static func frameRate(of path: String) throws(ReelError) -> Double {

@@ -1,4 +1,5 @@
 import Foundation
+import ReelCapture
 import ReelCore
 import ReelStudio
 
@@ -7,7 +8,7 @@ struct StudioCommand: Command {
     let spec = CommandSpec(
         name: "studio",
         abstract: "Reel Studio: the camera, gallery and compose pages as a local web app.",
-        usage: "[--host 127.0.0.1] [--port 8080] [--camera ID] [--mic ID|none] [--library DIR]",
+        usage: "[--host 127.0.0.1] [--port 8080] [--camera ID] [--mic ID|none] [--library DIR] [--orientation HELD]",
         positionals: 0...0,
         options: [
             .value("host", "ADDR", help: "Where to listen (default 127.0.0.1). Any other address needs the printed access token."),
@@ -15,6 +16,7 @@ struct StudioCommand: Command {
             .value("camera", "ID", help: "The camera (default virtual:camera; file:PATH plays a file)."),
             .value("mic", "ID", help: "The microphone, or none (default virtual:microphone)."),
             .value("library", "DIR", help: "Where photos and videos go (default: the XDG pictures and videos folders, in Reel)."),
+            ConnectionOptions.orientation,
         ],
         discussion: """
         Open the printed address in a browser. Ctrl-C stops the studio.
@@ -28,8 +30,12 @@ struct StudioCommand: Command {
         guard !host.isEmpty else { throw UsageError("--host needs an address", command: spec.name) }
         let port = try arguments.int("port", in: 0...65535) ?? 8080
         let library = arguments.value("library").map { URL(fileURLWithPath: $0, isDirectory: true) }
-        let studio = try StudioServer(configuration: StudioConfiguration(
-            host: host, port: port, cameraID: arguments.value("camera"), microphoneID: arguments.value("mic"), library: library))
+        let (held, sensor) = try ConnectionOptions.held(arguments, command: spec.name, console: console)
+        var configuration = StudioConfiguration(
+            host: host, port: port, cameraID: arguments.value("camera"), microphoneID: arguments.value("mic"), library: library)
+        configuration.heldOrientation = held
+        configuration.orientationSource = sensor
+        let studio = try StudioServer(configuration: configuration)
         try studio.start()
         let folders = studio.libraryFolders
         console.print("Reel Studio: \(studio.accessURL)")

@@ -1,7 +1,7 @@
 import ReelCapture
 
 /// `--orientation` and `--stabilization`, which `record` and `photo` set on their output's
-/// video connection.
+/// video connection (and `studio` takes `--orientation` for its recordings and photos).
 enum ConnectionOptions {
     static let orientation = OptionSpec.value(
         "orientation", "HELD",
@@ -17,6 +17,25 @@ enum ConnectionOptions {
     static let modeNames: [String: CaptureVideoStabilizationMode] = [
         "off": .off, "standard": .standard, "cinematic": .cinematic, "auto": .auto,
     ]
+
+    /// `--orientation` for the studio: nil for none, a fixed way up, or iio-sensor-proxy's
+    /// accelerometer for `auto` (read at each photo and each new video; says on stderr when
+    /// there is none, and then nothing is turned).
+    /// - Throws: ``UsageError`` for a value that is not one of the names.
+    static func held(_ arguments: ParsedArguments, command: String,
+                     console: Console) throws -> (held: DeviceOrientation?, source: (any OrientationSource)?) {
+        guard let name = arguments.value("orientation") else { return (nil, nil) }
+        if name == "auto" {
+            if let sensor = SensorProxyAccelerometer() { return (nil, sensor) }
+            console.printError("reel \(command): --orientation auto: no accelerometer (iio-sensor-proxy); recording unturned")
+            return (nil, nil)
+        }
+        guard let named = heldNames[name] else {
+            throw UsageError("--orientation is auto, \(heldNames.keys.sorted().joined(separator: ", ")), not '\(name)'",
+                             command: command)
+        }
+        return (named, nil)
+    }
 
     /// Sets `connection` from the options; says on stderr when `auto` finds no accelerometer.
     static func apply(_ arguments: ParsedArguments, to connection: CaptureConnection?, command: String,

@@ -36,6 +36,7 @@ extension CompositionSpec {
         "clips[].range.start": secondsRule,
         "clips[].range.end": secondsRule,
         "clips[].speed": NumberRule(range: 1.0 / 16...16, words: "from 1/16 to 16"),
+        "clips[].stabilize": NumberRule(range: 0...1, words: "from 0 to 1"),
         "clips[].transition.duration": NumberRule(range: 0.01...60, words: "from 0.01 to 60 seconds"),
         "overlays[].frame.x": coordinateRule,
         "overlays[].frame.y": coordinateRule,

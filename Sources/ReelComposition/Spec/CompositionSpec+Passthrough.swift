@@ -4,7 +4,7 @@ extension CompositionSpec {
     /// What the passthrough preset cannot honour in this spec, as an error naming the key,
     /// or nil. Passthrough copies the clips' pictures as they are and lays them end to end,
     /// so it refuses anything that changes pictures or their timing: `renderSize`,
-    /// `frameRate`, `overlays`, a clip's `speed` and a clip's `transition`. Everything else
+    /// `frameRate`, `overlays`, a clip's `speed`, `stabilize` and `transition`. Everything else
     /// it honours: ranges start and end anywhere (the copy starts at the keyframe before and
     /// edit lists hide the rest), and the sound (clip volume, music) is mixed and encoded
     /// as with any preset.
@@ -19,6 +19,7 @@ extension CompositionSpec {
         if let overlays, !overlays.isEmpty { return refusal("overlays", "draws over the pictures") }
         for (index, clip) in clips.enumerated() {
             if let speed = clip.speed, speed != 1 { return refusal("clips[\(index)].speed", "changes the clip's speed") }
+            if clip.stabilize != nil { return refusal("clips[\(index)].stabilize", "steadies the clip's pictures") }
             if let transition = clip.transition, transition.type != "none", index < clips.count - 1 {
                 return refusal("clips[\(index)].transition", "mixes two clips' pictures")
             }

@@ -34,6 +34,10 @@ public struct CompositionSpec: Codable, Sendable {
         public var speed: Double?
         /// The transition into the next clip.
         public var transition: TransitionSpec?
+        /// Steadied before composing, with this strength (0 to 1, as `reel stabilize
+        /// --strength`); nil leaves the clip as it is. ``build(relativeTo:)`` takes the
+        /// clip's file as given: the caller puts the steadied copy in its place first.
+        public var stabilize: Double?
     }
 
     public struct Frame: Codable, Sendable {
@@ -123,7 +127,7 @@ public struct CompositionSpec: Codable, Sendable {
     static let knownKeys: [String: Set<String>] = [
         "": ["renderSize", "frameRate", "preset", "clips", "overlays", "audio"],
         "renderSize": ["width", "height"],
-        "clips[]": ["file", "range", "speed", "transition"],
+        "clips[]": ["file", "range", "speed", "transition", "stabilize"],
         "clips[].range": ["start", "end"],
         "clips[].transition": ["type", "duration", "direction"],
         "overlays[]": ["type", "frame", "opacity", "color", "text", "fontSize", "file", "animations"],

@@ -38,6 +38,8 @@ final class LiveCamera: @unchecked Sendable {
     private var clockOffset: Double?
     private var latestTime = -Double.infinity
     private let caughtUp = NSCondition()
+    /// An accelerometer the recordings and photos follow, read by ``followOrientation()``.
+    private var orientationSource: (any OrientationSource)?
 
     /// - Throws: ``ReelError`` naming a camera or microphone ID that does not exist.
     init(cameraID: String?, microphoneID: String?, feed: PreviewFeed) throws(ReelError) {
@@ -74,6 +76,29 @@ final class LiveCamera: @unchecked Sendable {
     private func attachInputs() throws(ReelError) {
         try session.add(try CaptureDeviceInput(device: camera))
         if let microphone { try session.add(try CaptureDeviceInput(device: microphone)) }
+    }
+
+    /// Marks the recordings and photos as taken held `held`: each file output's video
+    /// connection gets the `videoOrientation` (a display matrix on movies, EXIF orientation
+    /// on photos; their pictures are not turned). The preview shows the sensor's picture
+    /// as it is. Face up, face down and unknown leave the orientation as it was.
+    func hold(_ held: DeviceOrientation) {
+        guard let orientation = CaptureVideoOrientation(held) else { return }
+        for output in session.outputs where !(output is VideoDataOutput) {
+            output.connection(with: .video)?.videoOrientation = orientation
+        }
+    }
+
+    /// Follows `source` from now on: ``followOrientation()`` reads it.
+    func follow(_ source: any OrientationSource) {
+        lock.withLock { orientationSource = source }
+        followOrientation()
+    }
+
+    /// Holds the orientation the followed accelerometer reads now (nothing without one).
+    func followOrientation() {
+        guard let source = lock.withLock({ orientationSource }) else { return }
+        hold(source.orientation)
     }
 
     func start() { session.startRunning() }

@@ -46,6 +46,7 @@ final class PhotoDesk: @unchecked Sendable {
         let settings = PhotoSettings(codec: .jpeg(quality: 0.92), flashMode: flashMode)
         let done = DispatchSemaphore(value: 0)
         let box = ResultBox()
+        camera.followOrientation()
         camera.photos.capturePhoto(with: settings) { result in
             box.set(result)
             done.signal()

@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
+import ReelAsset
 import ReelCapture
+import ReelComposition
 import ReelCore
 
 /// The seed's short video: hold to record a segment, let go to pause, up to 15 s in
@@ -9,6 +11,10 @@ import ReelCore
 /// saves as if the button had been pressed.
 final class ShortVideoDesk: @unchecked Sendable {
     static let limitSeconds = 15.0
+    /// A video recorded at this rate or faster is slow motion.
+    static let highFrameRate = 100.0
+    /// The frames a second slow motion plays at (240 fps plays 8 times slower).
+    static let slowMotionPlaybackRate = 30.0
 
     private let recorder: SegmentedRecorder
     private let camera: LiveCamera
@@ -24,6 +30,9 @@ final class ShortVideoDesk: @unchecked Sendable {
     private var pressedAt: UInt64 = 0
     /// The length of the segments before the one being recorded.
     private var recordedBefore = 0.0
+    /// The capture's frame rate when the video's first segment started: 100 or more is slow
+    /// motion (a file's own average rate is lower by the frames a loaded machine drops).
+    private var recordingRate = 30.0
 
     /// - Throws: ``ReelError`` when the segments folder cannot be made.
     init(camera: LiveCamera, library: MediaLibrary, events: EventHub) throws(ReelError) {
@@ -68,6 +77,12 @@ final class ShortVideoDesk: @unchecked Sendable {
         button.lock()
         defer { button.unlock() }
         camera.waitUntilCaptured(uptime: pressed)
+        // A new video takes the way the device is held now; its later segments keep it.
+        if recorder.segments.isEmpty {
+            camera.followOrientation()
+            let rate = camera.session.frameRate
+            lock.withLock { recordingRate = rate }
+        }
         try recorder.startSegment()
         lock.withLock {
             pressedAt = pressed
@@ -123,12 +138,22 @@ final class ShortVideoDesk: @unchecked Sendable {
     }
 
     /// Moves the merged file into the library under a new name and clears the segments.
+    /// A slow-motion video (recorded at 100 fps or more) is written instead with its
+    /// timestamps stretched to play at ``slowMotionPlaybackRate``, as an iPhone's slo-mo
+    /// clip plays, so the gallery's review (and any player) shows it slowed.
     private func keep() throws(ReelError) -> MediaLibrary.Item {
         let url = library.newFile(kind: .video, prefix: "Video", extension: "mp4")
-        do {
-            try FileManager.default.moveItem(at: staging, to: url)
-        } catch {
-            throw ReelError(.io, "cannot move the merged video into the library: \(error.localizedDescription)", subject: url.path)
+        let recordedRate = lock.withLock { recordingRate }
+        if recordedRate >= Self.highFrameRate, recordedRate.isFinite {
+            let rate = max(1.0 / 16, Self.slowMotionPlaybackRate / recordedRate)
+            try StretchedCopy.write(try Asset(url: staging), rate: rate, to: url, fileType: .mp4)
+            try? FileManager.default.removeItem(at: staging)
+        } else {
+            do {
+                try FileManager.default.moveItem(at: staging, to: url)
+            } catch {
+                throw ReelError(.io, "cannot move the merged video into the library: \(error.localizedDescription)", subject: url.path)
+            }
         }
         recorder.reset()
         // Ahead of the gallery's request, which makes it again if this fails.
