@@ -27,17 +27,21 @@ build: deps
 debug:
 	$(SWIFT) build
 
-# The real-time recording tests need the optimised binary and the CPU to themselves, so
-# they run alone after the rest.
+# Suites that play or record in real time (sound through PulseAudio, a screen through
+# x11grab, a camera at its rate) need the optimised binary and the CPU to themselves: they
+# run one at a time after the rest.
+REAL_TIME_SUITES = RealTimeRecordingTests|RealTimeStabilizationTests|PlayerSoundTests|PlaySyncTests
+
 test: deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --product reel
 	$(SWIFT) build -c release --product SeedSpeedMerge
 	$(SWIFT) build -c release --product SeedRecording
 	$(SWIFT) build -c release --product SeedCapture
-	$(SWIFT) test --skip-build --parallel --num-workers 2 --skip 'RealTimeRecordingTests|RealTimeStabilizationTests'
+	$(SWIFT) test --skip-build --parallel --num-workers 2 --skip '$(REAL_TIME_SUITES)'
 	$(SWIFT) test --skip-build --filter RealTimeRecordingTests
 	$(SWIFT) test --skip-build --filter RealTimeStabilizationTests
+	$(SWIFT) test --skip-build --no-parallel --filter 'PlayerSoundTests|PlaySyncTests'
 
 demo: deps build
 	@scripts/demo.sh $(RELEASE_BIN) $(CLIPS)
