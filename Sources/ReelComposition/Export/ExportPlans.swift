@@ -18,7 +18,10 @@ enum ExportPlans {
         func scaled(_ track: AssetTrack?) -> MediaTimeRange? {
             track.map { MediaTimeRange(start: $0.timeRange.start.multiplied(by: stretch), end: $0.timeRange.end.multiplied(by: stretch)) }
         }
-        return ExportCheck(video: scaled(asset.tracks(withMediaType: .video).first),
-                           audio: scaled(asset.tracks(withMediaType: .audio).first))
+        let video = scaled(asset.tracks(withMediaType: .video).first)
+        var audio = scaled(asset.tracks(withMediaType: .audio).first)
+        // The sound lasts exactly as long as the stretched picture (cut or filled to its end).
+        if let video, let sound = audio { audio = MediaTimeRange(start: sound.start, end: video.end) }
+        return ExportCheck(video: video, audio: audio)
     }
 }

@@ -56,17 +56,30 @@ public enum StretchedCopy {
             let timeBase = demuxer.streams[video.streamIndex].timeBase
             let total = max(asset.duration.seconds, 0.001)
             var firstDecode: MediaTime?
+            // Each picture is written once the next one is read, so that the last can be given
+            // the duration the source's track gives it (FFmpeg reads MP4 video without packet
+            // durations, and a copy would end the last picture early).
+            var held: (packet: Packet, decode: Int64)?
             while try demuxer.read(into: packet) {
                 guard packet.streamIndex == video.streamIndex else { continue }
-                let sourceTime = timeBase.time(packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp
-                                                                                            : packet.presentationTimestamp)
+                let decode = packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp : packet.presentationTimestamp
+                let sourceTime = timeBase.time(decode)
                 if firstDecode == nil, sourceTime.isNumeric { firstDecode = sourceTime }
-                try muxer.writeStretched(packet, streamIndex: videoOut, source: timeBase, stretch: stretch)
+                if let held { try muxer.writeStretched(held.packet, streamIndex: videoOut, source: timeBase, stretch: stretch) }
+                held = (try packet.clone(), decode)
                 // Audio up to the same (stretched) time, so the file interleaves.
                 if sourceTime.isNumeric {
                     try audio?.encode(untilSourceTime: sourceTime)
                     progress?(min(1, sourceTime.seconds / total))
                 }
+            }
+            if let held {
+                // The last picture lasts to the track's end (the edit list below hides any excess).
+                if held.decode != FFmpeg.noTimestamp, video.timeRange.end.isNumeric {
+                    let (toEnd, overflow) = timeBase.timestamp(video.timeRange.end).subtractingReportingOverflow(held.decode)
+                    if !overflow, toEnd > held.packet.durationTicks { held.packet.setDuration(toEnd) }
+                }
+                try muxer.writeStretched(held.packet, streamIndex: videoOut, source: timeBase, stretch: stretch)
             }
             try audio?.finish()
             try muxer.finish()
