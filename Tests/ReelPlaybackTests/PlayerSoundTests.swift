@@ -24,18 +24,10 @@ import Testing
         // A loaded machine's daemon may take a moment to start consuming: the player's time
         // stands still until it does (audio is the master clock).
         let deadline = Date().addingTimeInterval(20)
-        while player.clock.hostTime < MediaTime(value: 3, timescale: 10), Date() < deadline { usleep(20_000) }
-        try #require(player.clock.hostTime >= MediaTime(value: 3, timescale: 10), "the sound device never started")
+        try #require(Self.soundDeviceStarted(player.clock, by: deadline), "the sound device never started")
 
         let recording = directory.appendingPathComponent("heard.raw")
-        let recorded = DispatchSemaphore(value: 0)
-        let recorder = Thread {
-            _ = try? ProcessRunner.run("/bin/sh", ["-c", "timeout 4.5 /usr/bin/parec --device=reelplay.monitor --raw "
-                                                   + "--format=float32le --rate=48000 --channels=1 --latency-msec=20 > '\(recording.path)'"],
-                                       timeout: 15, environment: ["PULSE_SERVER": server.pulseServer, "PATH": "/usr/bin:/bin"])
-            recorded.signal()
-        }
-        recorder.start()
+        let recorded = Self.recordMonitor(of: "reelplay", server: server, seconds: 4.5, to: recording)
         usleep(700_000)
         let before = player.currentTime()
         let c0 = player.clock.hostTime
@@ -98,16 +90,9 @@ import Testing
         item.audioTimePitchAlgorithm = .varispeed
         let player = Player(playerItem: item, audioDevice: .pulseAudio(server: server.pulseServer, sink: "reelvari"))
         let deadline = Date().addingTimeInterval(20)
-        while player.clock.hostTime < MediaTime(value: 3, timescale: 10), Date() < deadline { usleep(20_000) }
-        try #require(player.clock.hostTime >= MediaTime(value: 3, timescale: 10), "the sound device never started")
+        try #require(Self.soundDeviceStarted(player.clock, by: deadline), "the sound device never started")
         let recording = directory.appendingPathComponent("heard.raw")
-        let recorded = DispatchSemaphore(value: 0)
-        Thread {
-            _ = try? ProcessRunner.run("/bin/sh", ["-c", "timeout 2.5 /usr/bin/parec --device=reelvari.monitor --raw "
-                                                   + "--format=float32le --rate=48000 --channels=1 --latency-msec=20 > '\(recording.path)'"],
-                                       timeout: 15, environment: ["PULSE_SERVER": server.pulseServer, "PATH": "/usr/bin:/bin"])
-            recorded.signal()
-        }.start()
+        let recorded = Self.recordMonitor(of: "reelvari", server: server, seconds: 2.5, to: recording)
         usleep(300_000)
         player.rate = 2
         recorded.wait()
@@ -145,17 +130,10 @@ import Testing
         let looper = PlayerLooper(player: player, templateItem: PlayerItem(url: clip))
         #expect(looper.status == .ready)
         let deadline = Date().addingTimeInterval(20)
-        while player.clock.hostTime < MediaTime(value: 3, timescale: 10), Date() < deadline { usleep(20_000) }
-        try #require(player.clock.hostTime >= MediaTime(value: 3, timescale: 10), "the sound device never started")
+        try #require(Self.soundDeviceStarted(player.clock, by: deadline), "the sound device never started")
 
         let recording = directory.appendingPathComponent("heard.raw")
-        let recorded = DispatchSemaphore(value: 0)
-        Thread {
-            _ = try? ProcessRunner.run("/bin/sh", ["-c", "timeout 41.5 /usr/bin/parec --device=reelloop.monitor --raw "
-                                                   + "--format=float32le --rate=48000 --channels=1 --latency-msec=20 > '\(recording.path)'"],
-                                       timeout: 60, environment: ["PULSE_SERVER": server.pulseServer, "PATH": "/usr/bin:/bin"])
-            recorded.signal()
-        }.start()
+        let recorded = Self.recordMonitor(of: "reelloop", server: server, seconds: 41.5, to: recording)
         usleep(500_000)
         player.play()
         while looper.loopCount < 20, Date() < deadline.addingTimeInterval(60) { usleep(50_000) }
@@ -234,5 +212,28 @@ import Testing
         let player = Player(playerItem: nil, audioDevice: .pulseAudio(server: "unix:/nonexistent/reel-no-server", sink: nil))
         #expect(!player.outputsSound)
         #expect(player.clock is HostClock)
+    }
+
+    /// Waits until `clock` (the sound device's, the player's master clock) has run 0.3 s, or
+    /// `deadline`: a loaded machine's daemon may take a moment to start consuming.
+    /// - Returns: Whether the device started.
+    static func soundDeviceStarted(_ clock: any PlaybackClock, by deadline: Date) -> Bool {
+        let started = MediaTime(value: 3, timescale: 10)
+        while clock.hostTime < started, Date() < deadline { usleep(20_000) }
+        return clock.hostTime >= started
+    }
+
+    /// Records `seconds` of what `sink` plays (its monitor, 48 kHz mono float) to `url`, on a
+    /// thread of its own.
+    /// - Returns: A semaphore signalled once the recording has ended.
+    static func recordMonitor(of sink: String, server: DeviceServer, seconds: Double, to url: URL) -> DispatchSemaphore {
+        let recorded = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? ProcessRunner.run("/bin/sh", ["-c", "timeout \(seconds) /usr/bin/parec --device=\(sink).monitor --raw "
+                                                   + "--format=float32le --rate=48000 --channels=1 --latency-msec=20 > '\(url.path)'"],
+                                       timeout: seconds + 20, environment: ["PULSE_SERVER": server.pulseServer, "PATH": "/usr/bin:/bin"])
+            recorded.signal()
+        }.start()
+        return recorded
     }
 }

@@ -90,12 +90,7 @@ import Testing
         let player = QueuePlayer(items: [], clock: clock)
         let looper = PlayerLooper(player: player, templateItem: template)
         #expect(looper.status == .ready)
-        var outputs: [ObjectIdentifier: PlayerItemVideoOutput] = [:]
-        for item in looper.loopingPlayerItems {
-            let output = PlayerItemVideoOutput()
-            item.add(output)
-            outputs[ObjectIdentifier(item)] = output
-        }
+        let outputs = Self.videoOutputs(of: looper)
         player.play()
         var wrong: [String] = []
         for step in 0..<(20 * 60) {
@@ -115,6 +110,17 @@ import Testing
         #expect(player.currentItem == nil)
     }
 
+    /// A video output on each of `looper`'s items, found by the item.
+    static func videoOutputs(of looper: PlayerLooper) -> [ObjectIdentifier: PlayerItemVideoOutput] {
+        var outputs: [ObjectIdentifier: PlayerItemVideoOutput] = [:]
+        for item in looper.loopingPlayerItems {
+            let output = PlayerItemVideoOutput()
+            item.add(output)
+            outputs[ObjectIdentifier(item)] = output
+        }
+        return outputs
+    }
+
     /// A looper of a time range: each pass shows the range's frames (0.5 s to 1.5 s of the
     /// clip: frames 15 to 44) in order, the last of one pass and the first of the next one
     /// frame apart.
@@ -124,12 +130,7 @@ import Testing
         let player = QueuePlayer(items: [], clock: clock)
         let range = MediaTimeRange(start: MediaTime(value: 1, timescale: 2), end: MediaTime(value: 3, timescale: 2))
         let looper = PlayerLooper(player: player, templateItem: template, timeRange: range)
-        var outputs: [ObjectIdentifier: PlayerItemVideoOutput] = [:]
-        for item in looper.loopingPlayerItems {
-            let output = PlayerItemVideoOutput()
-            item.add(output)
-            outputs[ObjectIdentifier(item)] = output
-        }
+        let outputs = Self.videoOutputs(of: looper)
         player.play()
         var shown: [Int] = []
         for _ in 0..<(5 * 30) {

@@ -38,4 +38,22 @@ public enum ShakeMeter {
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
+
+    /// 4 s of 640x480 at 30 fps that the ffmpeg CLI shakes over an 800x600 still (a sum of
+    /// sines at 2, 5 and 9 Hz), with a 440 Hz tone, written to `shaky.mp4` in `directory`.
+    /// The still is seeded: cellauto's default seed is random, and some textures leave up to 1.6 px.
+    public static func shakyClip(in directory: URL) throws -> URL {
+        let url = directory.appendingPathComponent("shaky.mp4")
+        let x = "80+12*sin(2*PI*2*t)+6*sin(2*PI*5*t+1)+3*sin(2*PI*9*t+2)"
+        let y = "60+12*sin(2*PI*2*t+0.5)+6*sin(2*PI*5*t+2.5)+3*sin(2*PI*9*t+4)"
+        let result = try ProcessRunner.run("/usr/bin/ffmpeg", [
+            "-v", "error", "-nostdin", "-y",
+            "-f", "lavfi", "-i", "cellauto=s=800x600:rule=110:rate=30:full=1:seed=1,trim=end_frame=1,loop=loop=-1:size=1,setpts=N/30/TB",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+            "-filter_complex", "[0:v]crop=640:480:'\(x)':'\(y)',format=yuv420p[v]",
+            "-map", "[v]", "-map", "1:a", "-t", "4", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", url.path,
+        ])
+        guard result.status == 0 else { throw TestFailure("ffmpeg: \(result.standardError)") }
+        return url
+    }
 }
