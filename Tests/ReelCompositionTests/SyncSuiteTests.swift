@@ -153,6 +153,23 @@ import Testing
         #expect(verdict.lostClicks <= atempo.lost, "speed \(rate) lost \(verdict.lostClicks) clicks, atempo \(atempo.lost)")
     }
 
+    /// Issue 14: a source whose track holds its last frame longer than the others, coded with
+    /// B-frames, as a HandBrake file is (FFmpeg's MP4 reader gives its video packets no
+    /// duration). A slowed copy gave the last picture a usual interval, and the export check
+    /// refused seed 01_nebula at 0.25x: the picture ended 240 ms before the plan.
+    @Test(arguments: [0.25, 0.5])
+    func speedOfAClipWhoseLastFrameIsHeld(_ rate: Double) throws {
+        let kind = FlashClick(seconds: 3, soundExtra: 0.04, heldLastFrame: 0.08)
+        let source = try clip(kind)
+        // ffprobe, the outside judge, gives the length the track presents: its last picture
+        // lasts longer than its others (a usual interval would end it at 3 s).
+        let presented = try #require(try FFprobe.probe(source).streams(ofType: "video").first?.duration)
+        #expect(presented > kind.pictureSeconds + 0.03, "the source's last frame is held (\(presented) s)")
+        let out = directory.appendingPathComponent("speed-held.mp4")
+        try judge(String(format: "speed %.4g \(kind)", rate), ["speed", source.path, "--rate", "\(rate)", "-o", out.path],
+                  output: out, events: kind.events.map { $0 / rate }, duration: presented / rate, frameTolerant: true)
+    }
+
     /// Two clips with unaligned ranges (0.33–3.71 s, 1.07–3.9 s of a 4 s clip), the first at `rate`.
     @Test(arguments: rates)
     func composeWithUnalignedRangesAndSpeed(_ rate: Double) throws {

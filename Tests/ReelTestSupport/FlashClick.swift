@@ -22,9 +22,16 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
     public var phase: Double
     /// Frames each flash lasts: a speed-up by N keeps one frame in N, so its sources flash for N.
     public var flashLength: Int
+    /// The track's last sample is stored this much longer than a frame, in seconds, and the
+    /// picture is coded with B-frames, as in a HandBrake file: FFmpeg's MP4 reader then gives
+    /// the video packets no duration, and only the track's length says how long the last
+    /// picture lasts. The muxer's edit list presents part of the hold (ffprobe's duration
+    /// says how much: 40 ms of 80 at 25 fps), so ``pictureSeconds`` leaves it out.
+    public var heldLastFrame: Double
 
     public init(rate: (Int, Int) = (25, 1), sampleRate: Int = 48000, seconds: Int = 3, soundDelay: Double = 0,
-                soundExtra: Double = 0, variableRate: Bool = false, phase: Double = 0.5, flashLength: Int = 1) {
+                soundExtra: Double = 0, variableRate: Bool = false, phase: Double = 0.5, flashLength: Int = 1,
+                heldLastFrame: Double = 0) {
         rateNumerator = rate.0
         rateDenominator = rate.1
         self.sampleRate = sampleRate
@@ -34,6 +41,7 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
         self.variableRate = variableRate
         self.phase = phase
         self.flashLength = max(1, flashLength)
+        self.heldLastFrame = max(0, heldLastFrame)
     }
 
     public var frameRate: Double { variableRate ? 50 : Double(rateNumerator) / Double(rateDenominator) }
@@ -60,6 +68,7 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
         if soundDelay > 0 { text += " late\(soundDelay)" }
         if soundExtra > 0 { text += " long\(soundExtra)" }
         if flashLength > 1 { text += " flash\(flashLength)" }
+        if heldLastFrame > 0 { text += " held\(heldLastFrame)" }
         return text
     }
 
@@ -105,8 +114,22 @@ public struct FlashClick: Sendable, Hashable, CustomStringConvertible {
             let keep = flashFrames.map { "eq(n\\,\($0))" }.joined(separator: "+")
             arguments += ["-vf", "select='not(eq(mod(n\\,3)\\,0))+\(keep)'", "-fps_mode", "vfr"]
         }
-        arguments += ["-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p",
-                      "-c:a", "aac", "-b:a", "96k", url.path]
+        guard heldLastFrame > 0 else {
+            arguments += ["-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p",
+                          "-c:a", "aac", "-b:a", "96k", url.path]
+            try ProcessRunner.ffmpeg(arguments)
+            return
+        }
+        // B-frames, then a copy that stores the last packet in decode order (whose duration
+        // ends the track; FFmpeg's reader gives it none, so DURATION is 0) as lasting a frame
+        // and the hold.
+        let coded = folder.appendingPathComponent("\(stem)-coded.mp4")
+        defer { try? FileManager.default.removeItem(at: coded) }
+        arguments += ["-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "25", "-pix_fmt", "yuv420p",
+                      "-c:a", "aac", "-b:a", "96k", coded.path]
         try ProcessRunner.ffmpeg(arguments)
+        let last = "(\(rateDenominator)/\(rateNumerator)+\(heldLastFrame))/TB"
+        try ProcessRunner.ffmpeg(["-i", coded.path, "-c", "copy", "-bsf:v",
+                                  "setts=pts=PTS:dts=DTS:duration=if(eq(N\\,\(frameCount - 1))\\,\(last)\\,DURATION)", url.path])
     }
 }

@@ -60,6 +60,7 @@ extension Demuxer {
             first[index] = min(first[index] ?? shown, shown)
             end[index] = max(end[index] ?? last, last)
         }
+        let stored = formatName.hasPrefix("mov,")
         for index in streams.indices where !undated[index].isEmpty {
             let sorted = timestamps[index].sorted()
             let intervals = zip(sorted.dropFirst(), sorted).map { $0 - $1 }.filter { $0 > 0 }.sorted()
@@ -67,6 +68,13 @@ extension Demuxer {
             let usual = intervals[intervals.count / 2]
             longest[index] = max(longest[index], usual)
             for pts in undated[index] where pts <= Int64.max - usual { end[index] = max(end[index] ?? pts, pts + usual) }
+            // An MP4 stores every sample's duration (FFmpeg leaves it off packets with a
+            // composition offset): the track ends where its samples' durations add up to,
+            // so the last picture lasts what the file says, not a usual interval.
+            if stored, let last = undated[index].max(), last == sorted.last, let trackEnd = storedTrackEnd(index, firstShown: max(first[index] ?? 0, 0)),
+               trackEnd > last {
+                end[index] = trackEnd
+            }
         }
         return streams.map { stream in
             let index = stream.index
@@ -74,6 +82,18 @@ extension Demuxer {
             return PacketExtent(start: stream.timeBase.time(start), end: stream.timeBase.time(last), count: counts[index],
                                 longestPacket: stream.timeBase.time(longest[index]))
         }
+    }
+
+    /// Where an MP4 track's stored samples end, in its ticks: its first presented instant
+    /// (the header's, else `firstShown`) plus the duration its header gives (the sum of its
+    /// samples' durations, as its edit list presents them). Nil without a duration.
+    private func storedTrackEnd(_ index: Int, firstShown: Int64) -> Int64? {
+        guard let stream = context.pointee.streams[index] else { return nil }
+        let duration = stream.pointee.duration
+        let start = stream.pointee.start_time != FFmpeg.noTimestamp ? stream.pointee.start_time : firstShown
+        guard duration > 0 else { return nil }
+        let (end, overflow) = start.addingReportingOverflow(duration)
+        return overflow ? nil : end
     }
 
     /// The streams as their packets describe them, for a file whose header does not say

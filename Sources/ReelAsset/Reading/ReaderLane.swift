@@ -20,8 +20,12 @@ final class ReaderLane {
     // Video
     private let scaler = Scaler()
     private var pool: PixelBufferPool?
-    private var pending: (frame: Frame, time: MediaTime, packetDuration: MediaTime)?
+    /// The frame held until the next one's time gives its duration; its packet's own duration,
+    /// nil when the container gave none.
+    private var pending: (frame: Frame, time: MediaTime, packetDuration: MediaTime?)?
     private let fallbackFrameDuration: MediaTime
+    /// Where an MP4 video track ends: the last picture lasts until then.
+    private let storedEnd: MediaTime?
 
     // Audio
     private var resampler: Resampler?
@@ -45,6 +49,12 @@ final class ReaderLane {
         } else {
             self.range = range
         }
+        // An MP4 track says where its last picture ends (its samples' stored durations, cut by
+        // its edit list), but FFmpeg gives packets with a composition offset (B-frames) a usual
+        // interval instead: the last picture lasts until the track's end, as AVAssetReader's
+        // last sample does (a HandBrake file's last frame holds longer than the others).
+        let stored = demuxer.streams[track.streamIndex].duration.isNumeric && demuxer.formatName.hasPrefix("mov,")
+        storedEnd = mediaType == .video && stored && presentedEnd.isNumeric ? presentedEnd : nil
         let rate = track.nominalFrameRate > 0 ? track.nominalFrameRate : 25
         fallbackFrameDuration = track.minFrameDuration.isNumeric ? track.minFrameDuration
             : MediaTime(seconds: 1 / rate, preferredTimescale: 90000)
@@ -174,14 +184,14 @@ final class ReaderLane {
             return
         }
         // Keep a reference, not a converted copy: frames before the range are never converted.
-        let packetDuration = frame.packetDuration > 0 ? timeBase.time(frame.packetDuration) : fallbackFrameDuration
-        pending = (try frame.clone(), time, packetDuration)
+        pending = (try frame.clone(), time, frame.packetDuration > 0 ? timeBase.time(frame.packetDuration) : nil)
     }
 
     private func finishPending() throws(ReelError) {
         guard let pending else { return }
         self.pending = nil
-        try emitVideo(pending.frame, at: pending.time, duration: pending.packetDuration)
+        let toTrackEnd = storedEnd.flatMap { $0 > pending.time ? $0 - pending.time : nil }
+        try emitVideo(pending.frame, at: pending.time, duration: toTrackEnd ?? pending.packetDuration ?? fallbackFrameDuration)
     }
 
     private func emitVideo(_ decoded: Frame, at time: MediaTime, duration: MediaTime) throws(ReelError) {
