@@ -236,6 +236,14 @@ public final class AssetWriter: Sendable {
                 // no more than the fragment being filled.
                 configuration.options["tune"] = "zerolatency"
             }
+            if !input.expectsMediaDataInRealTime, video.codec == .h264 {
+                // x264's threaded lookahead decides frame types from however many frames have
+                // arrived when it runs, so the same pictures may encode differently from run to
+                // run on a busy machine (2 of 24 ffmpeg CLI runs here). Without it an export is
+                // the same bytes of picture every time, at the same speed (23.5 s either way
+                // for 10 s of 720p30 at medium); live capture keeps it.
+                configuration.options["x264-params"] = "sync-lookahead=0"
+            }
             encoder = try Encoder(video: configuration)
             if video.codec == .hevc, outputFileType.isISOBaseMedia { tag = "hvc1" }
         } else if let audio = input.audioSettings {
