@@ -61,6 +61,11 @@ package final class HTTPServer: @unchecked Sendable {
         guard (0...65535).contains(configuration.port) else {
             throw ReelError(.invalidArgument, "the port must be 0...65535", subject: "\(configuration.port)")
         }
+        // A viewer that goes away mid-response (a browser dropping a video range) must cost
+        // that connection only: libmicrohttpd sends files with sendfile(), which raises
+        // SIGPIPE on a closed socket, and its manual asks its host to ignore the signal, as
+        // servers do (the write then fails with EPIPE and the connection closes).
+        signal(SIGPIPE, SIG_IGN)
         let retained = Unmanaged.passRetained(context)
         let started = reel_mhd_start(configuration.host, UInt16(configuration.port), accessHandler, retained.toOpaque(),
                                      completedHandler, retained.toOpaque(), configuration.connectionMemoryLimit,

@@ -55,8 +55,15 @@ public enum Paths {
     /// The reason printed when a real-time test is skipped.
     public static let releaseBinaryMissing = "needs .build/release/reel (make test builds it)"
 
+    /// Ignores SIGPIPE in the test process, once, as the `reel` command does: a write to a
+    /// child or a socket that has gone away fails that test with EPIPE instead of killing
+    /// every test in the process (CI lost a whole run to signal 13 at load 34).
+    public static func ignoreBrokenPipes() { _ = brokenPipesIgnored }
+    private static let brokenPipesIgnored: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     /// A fresh empty directory under the system temporary directory.
     public static func temporaryDirectory(_ label: String = "reel-test") throws -> URL {
+        ignoreBrokenPipes()
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

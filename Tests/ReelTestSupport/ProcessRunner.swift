@@ -15,6 +15,7 @@ public struct ProcessResult: Sendable {
 public enum ProcessRunner {
     public static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 120,
                            environment: [String: String]? = nil) throws -> ProcessResult {
+        Paths.ignoreBrokenPipes()
         let process = Process()
         if executable.contains("/") {
             process.executableURL = URL(fileURLWithPath: executable)
