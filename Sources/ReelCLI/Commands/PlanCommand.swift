@@ -68,6 +68,7 @@ enum ChunkOptions {
         .value("chunk-seconds", "S", help: "With --jobs or --slurm: chunks of about S seconds instead."),
         .flag("slurm", help: "Submit the chunks to Slurm (sbatch) and wait; scratch under --job-dir."),
         .value("job-dir", "DIR", help: "The job folder (default: beside the output; on Slurm it must be shared by every node)."),
+        .value("reel", "PATH", help: "With --slurm: the reel the nodes run (default: this one)."),
     ]
 
     /// `--chunks N` or `--chunk-seconds S`, or nil when neither is given.

@@ -13,8 +13,8 @@ enum ChunkedRun {
         let jobs = try arguments.int("jobs", in: 1...64)
         let slurm = arguments.flag("slurm")
         guard jobs != nil || slurm else {
-            if arguments.value("chunks") != nil || arguments.value("chunk-seconds") != nil || arguments.value("job-dir") != nil {
-                throw UsageError("--chunks, --chunk-seconds and --job-dir go with --jobs N or --slurm", command: command)
+            if ["chunks", "chunk-seconds", "job-dir", "reel"].contains(where: { arguments.value($0) != nil }) {
+                throw UsageError("--chunks, --chunk-seconds, --job-dir and --reel go with --jobs N or --slurm", command: command)
             }
             return false
         }
@@ -30,7 +30,8 @@ enum ChunkedRun {
             if given == nil, finished || !slurm { try? FileManager.default.removeItem(at: folder) }
         }
         let job = try ChunkJob.prepare(source: source, session: try session(), request: request, folder: folder, output: output,
-                                       reel: ChunkJob.ownExecutable)
+                                       reel: arguments.value("reel").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+                                           ?? ChunkJob.ownExecutable)
         let total = job.chunks.reduce(0) { $0 + $1.frames }
         let progress = ProgressReporter(console: console, json: arguments.flag("json"), total: Double(max(total, 1)), label: command)
         let box = ProgressBox(progress)

@@ -66,13 +66,15 @@ enum SlurmSubmission {
         }
         let log = slurm.path
         let common = ["--parsable", "--chdir=\(folder.path)", "--ntasks=1", "--cpus-per-task=1"]
-        let array = try sbatch(common + ["--job-name=reel-chunks", "--requeue", "--array=0-\(job.chunks.count - 1)",
-                                         "--output=\(log)/chunk-%a.out", chunk])
-        var afterOK = [array]
+        // The sound first: one task over the whole timeline, it may be the longest.
+        var afterOK: [String] = []
         if job.sound != nil {
             let sound = try script("sound.sh", "\(reel) render-sound \(jobFolder)")
             afterOK.append(try sbatch(common + ["--job-name=reel-sound", "--requeue", "--output=\(log)/sound.out", sound]))
         }
+        let array = try sbatch(common + ["--job-name=reel-chunks", "--requeue", "--array=0-\(job.chunks.count - 1)",
+                                         "--output=\(log)/chunk-%a.out", chunk])
+        afterOK.append(array)
         let joined = try sbatch(common + ["--job-name=reel-join", "--requeue", "--output=\(log)/join.out",
                                           "--dependency=afterok:" + afterOK.joined(separator: ":"), "--kill-on-invalid-dep=yes", join])
         let watched = afterOK + [joined]
