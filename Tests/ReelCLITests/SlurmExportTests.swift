@@ -169,6 +169,12 @@ import Testing
         #expect(!queue.standardOutput.contains("RUNNING") && queue.standardOutput.contains("PENDING"), "\(queue.standardOutput)")
         let resume = try cluster.scontrol(["update", "nodename=\(cluster.nodeName)", "state=resume"])
         #expect(resume.status == 0, "\(resume.standardError)")
+        // reel jobs --wait follows the same job to its end, with progress.
+        let waited = try run(cluster, ["jobs", folder.path, "--wait", "--json"])
+        #expect(waited.status == 0, "\(waited.standardError)")
+        let lines = waited.standardOutput.split(separator: "\n")
+        #expect(lines.contains { $0.contains(#""progress":1.0000"#) }, "\(waited.standardOutput)")
+        #expect(lines.last?.contains("done") == true, "\(waited.standardOutput)")
         let end = Date().addingTimeInterval(300)
         while process.isRunning, Date() < end { usleep(100_000) }
         if process.isRunning { process.terminate() }

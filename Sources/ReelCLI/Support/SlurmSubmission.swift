@@ -29,30 +29,7 @@ enum SlurmSubmission {
             throw ReelError(.io, "cannot make its slurm folder: \(ChunkJob.reason(error))", subject: folder.path)
         }
         func script(_ name: String, _ command: String) throws(ReelError) -> String {
-            let url = slurm.appendingPathComponent(name)
-            let text = """
-                #!/bin/sh
-                # Written by reel for \(folder.path); run by sbatch. Retries inside the task:
-                # exit 1 (a usage error) is never retried.
-                attempt=1
-                while :; do
-                  \(command) --attempt "$attempt"
-                  status=$?
-                  [ "$status" -eq 0 ] && exit 0
-                  [ "$status" -eq 1 ] && exit 1
-                  [ "$attempt" -ge \(attempts) ] && exit "$status"
-                  attempt=$((attempt + 1))
-                  sleep 1
-                done
-
-                """
-            do {
-                try Data(text.utf8).write(to: url)
-                chmod(url.path, 0o755)
-            } catch {
-                throw ReelError(.io, "cannot write \(name): \(ChunkJob.reason(error))", subject: slurm.path)
-            }
-            return url.path
+            try retryingScript(name, command, in: slurm, for: folder)
         }
         let reel = shellQuoted(job.reel), jobFolder = shellQuoted(folder.path)
         let chunk = try script("chunk.sh", "\(reel) render-chunk \(jobFolder) \"$SLURM_ARRAY_TASK_ID\"")
@@ -88,6 +65,60 @@ enum SlurmSubmission {
             throw ReelError(.io, "cannot record the job IDs: \(ChunkJob.reason(error))", subject: slurm.path)
         }
         console.printError("reel: submitted to Slurm: chunks \(array) (\(job.chunks.count) tasks), join \(joined), on failure \(failure)")
+    }
+
+    /// Writes `JOB/slurm/NAME`: `command --attempt N`, retried up to ``attempts`` times, exit 1 never.
+    static func retryingScript(_ name: String, _ command: String, in slurm: URL, for folder: URL) throws(ReelError) -> String {
+        let url = slurm.appendingPathComponent(name)
+        let text = """
+            #!/bin/sh
+            # Written by reel for \(folder.path); run by sbatch. Retries inside the task:
+            # exit 1 (a usage error) is never retried.
+            attempt=1
+            while :; do
+              \(command) --attempt "$attempt"
+              status=$?
+              [ "$status" -eq 0 ] && exit 0
+              [ "$status" -eq 1 ] && exit 1
+              [ "$attempt" -ge \(attempts) ] && exit "$status"
+              attempt=$((attempt + 1))
+              sleep 1
+            done
+
+            """
+        do {
+            try Data(text.utf8).write(to: url)
+            chmod(url.path, 0o755)
+        } catch {
+            throw ReelError(.io, "cannot write \(name): \(ChunkJob.reason(error))", subject: slurm.path)
+        }
+        return url.path
+    }
+
+    /// `reel batch --slurm`: the manifest's lines as one job array, waited for. Returns a line
+    /// for each item whose output is missing at the end (the last line of its task's log).
+    static func batch(manifest: URL, items: [BatchItem], folder: URL, console: Console) async throws(ReelError) -> [String] {
+        let slurm = folder
+        do {
+            try FileManager.default.createDirectory(at: slurm, withIntermediateDirectories: true)
+        } catch {
+            throw ReelError(.io, "cannot be made: \(ChunkJob.reason(error))", subject: folder.path)
+        }
+        let script = try retryingScript("batch.sh", "\(shellQuoted(ChunkJob.ownExecutable)) batch-item \(shellQuoted(manifest.path)) \"$SLURM_ARRAY_TASK_ID\"",
+                                        in: slurm, for: folder)
+        let array = try sbatch(["--parsable", "--chdir=\(folder.path)", "--ntasks=1", "--cpus-per-task=1", "--job-name=reel-batch",
+                                "--requeue", "--array=0-\(items.count - 1)", "--output=\(slurm.path)/item-%a.out", script])
+        console.printError("reel: submitted to Slurm: batch \(array) (\(items.count) tasks)")
+        return try await BlockingWork.run(onCancel: {}, { () throws(ReelError) in
+            while !(try queued([array])).isEmpty { usleep(300_000) }
+            var failures: [String] = []
+            for (index, item) in items.enumerated() where !FileManager.default.fileExists(atPath: item.output) {
+                let log = (try? String(contentsOf: slurm.appendingPathComponent("item-\(index).out"), encoding: .utf8)) ?? ""
+                let line = log.split(separator: "\n").last.map(String.init) ?? "the task left no log"
+                failures.append("\(item.output) failed: \(line)")
+            }
+            return failures
+        })
     }
 
     /// Waits until the join has written the output (or the failure job has written its
