@@ -232,6 +232,7 @@ import Testing
             (["compose", spec.path, "-o", out, "--chunks", "3"], 1, "go with --jobs N or --slurm"),
             (["compose", spec.path, "-o", out, "--jobs", "2", "--slurm"], 1, "not both"),
             (["compose", broken.path, "-o", out, "--jobs", "2"], 2, "clips[0]"),
+            (["compose", spec.path, "-o", directory.appendingPathComponent("none/x.mp4").path, "--jobs", "2"], 2, "does not exist"),
             (["render-chunk", directory.appendingPathComponent("nowhere").path, "0"], 2, "no such job folder"),
             (["render-chunk", empty.path, "0"], 2, "holds no job.json"),
             (["join", empty.path], 2, "holds no job.json"),

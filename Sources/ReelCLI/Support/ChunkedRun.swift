@@ -21,6 +21,11 @@ enum ChunkedRun {
         if jobs != nil, slurm { throw UsageError("give --jobs N or --slurm, not both", command: command) }
         let request = try ChunkOptions.request(arguments, command: command) ?? .count(slurm ? 8 : 2 * (jobs ?? 1))
         let output = output.standardizedFileURL
+        var isFolder: ObjCBool = false
+        let outputFolder = output.deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: outputFolder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ReelError(.fileNotFound, "the folder \(outputFolder) does not exist", subject: output.path)
+        }
         let given = arguments.value("job-dir").map { URL(fileURLWithPath: $0).standardizedFileURL }
         let folder = given ?? output.deletingLastPathComponent().appendingPathComponent(
             ".\(output.deletingPathExtension().lastPathComponent).reel-job-\(UUID().uuidString.prefix(8))")
