@@ -250,5 +250,12 @@ import Testing
         #expect(try ProcessRunner.reel(["plan", spec.path, "--chunks", "2", "-o", folder.path]).status == 0)
         let outOfRange = try ProcessRunner.reel(["render-chunk", folder.path, "7"])
         #expect(outOfRange.status == 1 && outOfRange.standardError.contains("INDEX is a chunk from 0 to 1"), "\(outOfRange.standardError)")
+        // A job.json changed by hand (it lives in a shared folder) is refused, not trusted.
+        let jobURL = folder.appendingPathComponent("job.json")
+        let text = try String(contentsOf: jobURL, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: #""framesPerGOP" : "#, with: #""framesPerGOP" : 9999999"#).utf8).write(to: jobURL)
+        let tampered = try ProcessRunner.reel(["render-chunk", folder.path, "0"])
+        #expect(tampered.status == 2 && tampered.standardError.contains("out of range"), "\(tampered.standardError)")
+        #expect(tampered.standardError.split(separator: "\n").count == 1)
     }
 }

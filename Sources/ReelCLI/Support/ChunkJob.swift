@@ -100,8 +100,16 @@ struct ChunkJob: Codable, Sendable {
         }
         do {
             let job = try JSONDecoder().decode(ChunkJob.self, from: data)
-            guard job.version == 1, !job.chunks.isEmpty else {
+            guard job.version == 1, !job.chunks.isEmpty, job.chunks.count <= ChunkPlan.maximumChunks else {
                 throw ReelError(.invalidData, "is a job of another version or without chunks", subject: url.path)
+            }
+            // Written by reel plan, but read from a shared folder: numbers out of range are refused, not trusted.
+            let times = [job.frameDuration, job.duration] + job.chunks.flatMap { [$0.start, $0.end] }
+            guard (1...100_000).contains(job.framesPerGOP), times.allSatisfy({ $0.timescale > 0 }),
+                  job.frameDuration.value > 0, job.duration.value > 0,
+                  job.chunks.allSatisfy({ (0...Int(Int32.max)).contains($0.frames) && !$0.file.contains("/") && $0.file.hasSuffix(".mp4") }),
+                  job.sound.map({ !$0.contains("/") }) ?? true else {
+                throw ReelError(.invalidData, "holds a GOP, time, frame count or file name out of range", subject: url.path)
             }
             return job
         } catch let error as ReelError {

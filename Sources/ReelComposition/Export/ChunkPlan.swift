@@ -83,7 +83,7 @@ public struct ChunkPlan: Sendable, Equatable {
             guard seconds.isFinite, seconds >= 0.1, seconds <= 1e6 else {
                 throw ReelError(.invalidArgument, "wants seconds from 0.1 to 1000000, not \(seconds)", subject: "--chunk-seconds")
             }
-            wanted = min(maximumChunks, max(1, Int((duration.seconds / seconds).rounded(.up))))
+            wanted = max(1, Int(min(Double(maximumChunks), (duration.seconds / seconds).rounded(.up))))
         }
         let perSecond = 1 / frameDuration.seconds
         let longest = max(1, Int(min(max(gopSeconds * perSecond, 1), 1e6).rounded()))
