@@ -84,6 +84,13 @@ fi
 # The compositor alone: each kind of draw at 1920x1080, one core beside all of them.
 "$reel" compose --bench
 
+# A chunked export (docs/scaling.md): the five seed clips merged with 1 s dissolves at
+# 1280x720, --jobs 2 (4 chunks in two reel processes, the sound rendered once, a stream-copy
+# join) against one render of the same merge.
+r=$(measure "$reel" merge "${seeds[@]}" --transition dissolve:1 --preset 1280x720 --jobs 2 -o "$work/jobs2.mp4")
+f=$(measure "$reel" merge "${seeds[@]}" --transition dissolve:1 --preset 1280x720 -o "$work/single.mp4")
+report "merge 5 seed clips 720p --jobs 2" "$r" "single" "$f"
+
 # Passthrough merge of the four seed clips that share coding parameters (04_quasar is
 # 1276 wide: Reel refuses to copy it; the ffmpeg concat demuxer would mislabel it).
 four=("$clips/01_nebula.mp4" "$clips/02_blackhole.mp4" "$clips/03_nebula.mp4" "$clips/05_blackhole.mp4")

@@ -12,7 +12,11 @@ public enum ReelCLI {
         ProbeCommand(), ThumbnailCommand(), ContactSheetCommand(), TranscodeCommand(), FiltersCommand(), FilterCommand(), StabilizeCommand(),
         MergeCommand(), ComposeCommand(), TimelineCommand(), ExportCommand(), SpeedCommand(), DemoCommand(),
         DevicesCommand(), RecordCommand(), PhotoCommand(), ShootCommand(), StudioCommand(), RecoverCommand(), PlayCommand(),
+        PlanCommand(), JobsCommand(), RenderChunkCommand(), RenderSoundCommand(), JoinCommand(), JobFailedCommand(), BatchCommand(), BatchItemCommand(),
     ]
+
+    /// The parts of a chunked export's work that `--jobs` and Slurm tasks run: not listed in the overview.
+    static let hiddenCommands: Set<String> = ["render-chunk", "render-sound", "join", "job-failed", "batch-item"]
 
     /// Runs `reel` with `arguments` (without the program name) and returns the exit status.
     public static func main(_ arguments: [String]) async -> Int32 {
@@ -62,8 +66,8 @@ public enum ReelCLI {
     }
 
     static var overview: String {
-        let width = commands.map(\.spec.name.count).max() ?? 0
-        let list = commands.map { "  \($0.spec.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.spec.abstract)" }
+        let width = commands.filter { !hiddenCommands.contains($0.spec.name) }.map(\.spec.name.count).max() ?? 0
+        let list = commands.filter { !hiddenCommands.contains($0.spec.name) }.map { "  \($0.spec.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.spec.abstract)" }
         return (["reel: AVFoundation's camera, recording and editing powers for Linux.", "",
                  "Usage: reel COMMAND [OPTIONS] [ARGUMENTS]", "", "Commands:"] + list
                 + ["", "Options:", "  -h, --help     Show help (also 'reel COMMAND --help').",

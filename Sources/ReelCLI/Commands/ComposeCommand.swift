@@ -8,7 +8,7 @@ struct ComposeCommand: Command {
     let spec = CommandSpec(
         name: "compose",
         abstract: "Render a composition described in JSON (docs/composition-spec.md).",
-        usage: "SPEC.json -o OUT [--preset NAME] | --bench",
+        usage: "SPEC.json -o OUT [--preset NAME] [--jobs N | --slurm [--chunks N]] | --bench",
         positionals: 0...1,
         options: [
             .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
@@ -16,7 +16,7 @@ struct ComposeCommand: Command {
             .flag("check", help: "Only check the spec; write nothing."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
             .flag("bench", help: "Time the compositor's draws at 1920x1080 on one core and on all (run a release build)."),
-        ],
+        ] + ChunkOptions.options,
         discussion: """
         Every check happens before rendering; an error names the spec path, such as clips[2].range.end.
 
@@ -63,6 +63,11 @@ struct ComposeCommand: Command {
         try OutputGuard.refuse(output: url, replacing: inputs)
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: built.preset)
         if preset == .passthrough, let refusal = description.passthroughRefusal(subject: specURL.path) { throw refusal }
+        let source = ChunkJob.Source(kind: "compose", spec: specURL.standardizedFileURL.path)
+        if try await ChunkedRun.runIfAsked(arguments, command: spec.name, source: source,
+                                           session: { try ChunkJob.session(source, preset: preset.rawValue) }, output: url, console: console) {
+            return 0
+        }
         // Clips to steady are steadied now, once every check has passed, and the composition
         // built again from the steadied copies (removed when the export is done).
         var stabilization: SpecStabilization?

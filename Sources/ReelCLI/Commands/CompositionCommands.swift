@@ -57,7 +57,7 @@ struct MergeCommand: Command {
     let spec = CommandSpec(
         name: "merge",
         abstract: "Join clips one after another, with transitions, into one file.",
-        usage: "CLIP... -o OUT [--transition dissolve:2|push:1|none] [--preset NAME] [--size WxH]",
+        usage: "CLIP... -o OUT [--transition dissolve:2|push:1|none] [--preset NAME] [--size WxH] [--jobs N | --slurm]",
         positionals: 1...Int.max, positionalsUnbounded: true,
         options: [
             .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
@@ -66,7 +66,7 @@ struct MergeCommand: Command {
             .value("preset", "NAME", help: "passthrough (copy, no re-encoding), 640x480, 960x540, 1280x720 (default), 1920x1080, …"),
             .value("size", "WxH", help: "The render size (default: the first clip's); clips are fitted and centred."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
-        ],
+        ] + ChunkOptions.options,
         discussion: """
         Sound follows its picture: where clips overlap for a transition, their audio crossfades.
         Clips of mixed orientation are each fitted inside the frame and centred.
@@ -101,6 +101,13 @@ struct MergeCommand: Command {
             try OutputGuard.refuse(output: url, replacing: [("a clip", path)])
             assets.append(try Asset(path: path))
         }
+        let source = ChunkJob.Source(kind: "merge", files: arguments.positionals.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+                                     transition: arguments.value("transition"),
+                                     size: size.map { "\(Int($0.width))x\(Int($0.height))" })
+        if try await ChunkedRun.runIfAsked(arguments, command: spec.name, source: source,
+                                           session: { try ChunkJob.session(source, preset: preset.rawValue) }, output: url, console: console) {
+            return 0
+        }
         // Each clip lasts as long as its picture (a longer sound is cut there).
         let sequence = try ClipSequence(clips: assets.map { ClipSequence.Clip(pictureOf: $0) }, transitions: [transition],
                                         renderSize: size)
@@ -115,13 +122,13 @@ struct ExportCommand: Command {
     let spec = CommandSpec(
         name: "export",
         abstract: "Export a file with an AVFoundation-style preset (640x480, 1280x720, highest…).",
-        usage: "IN --preset NAME -o OUT",
+        usage: "IN --preset NAME -o OUT [--jobs N | --slurm]",
         positionals: 1...1,
         options: [
             .value("preset", "NAME", help: "640x480, 960x540, 1280x720, 1920x1080, 3840x2160, low, medium, highest, hevc-…"),
             .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
-        ],
+        ] + ChunkOptions.options,
         discussion: "Sized presets fit the picture inside their box, keep its aspect, never scale up, and use even sizes.")
 
     func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
@@ -129,6 +136,11 @@ struct ExportCommand: Command {
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: .highestQuality)
         let input = arguments.positionals[0]
         try OutputGuard.refuse(output: url, replacing: [("the input", input)])
+        let source = ChunkJob.Source(kind: "export", files: [URL(fileURLWithPath: input).standardizedFileURL.path])
+        if try await ChunkedRun.runIfAsked(arguments, command: spec.name, source: source,
+                                           session: { try ChunkJob.session(source, preset: preset.rawValue) }, output: url, console: console) {
+            return 0
+        }
         let sequence = try ClipSequence(assets: [try CompositionExport.videoAsset(input)])
         let session = sequence.exportSession(preset: preset, to: url, fileType: type)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "export")

@@ -40,6 +40,12 @@ public final class ExportSession: @unchecked Sendable {
     /// The output is the same either way.
     var readAhead = 8
 
+    /// False writes the picture only: a chunk of a chunked export, whose sound is rendered
+    /// once for the whole timeline (``ChunkedExport``).
+    var includesAudio = true
+    /// Frames between keyframes (a chunk's GOP grid); nil leaves the encoder's default.
+    var keyFrameInterval: Int?
+
     private let lock = NSLock()
     private var _status: Status = .waiting
     private var _progress: Double = 0
@@ -191,6 +197,11 @@ public final class ExportSession: @unchecked Sendable {
         }
     }
 
+    /// Whether any audio track of `composition` has a segment with media.
+    static func hasSound(_ composition: MutableComposition) -> Bool {
+        !composition.tracks(withMediaType: .audio).allSatisfy { $0.segments.allSatisfy(\.isEmpty) }
+    }
+
     private func run(progressHandler: (@Sendable (Double) -> Void)?) throws(ReelError) {
         guard let outputURL else { throw ReelError(.invalidArgument, "set outputURL before exporting", subject: "outputURL") }
         try refuseReplacingASource(outputURL)
@@ -214,10 +225,11 @@ public final class ExportSession: @unchecked Sendable {
         writer.metadata = metadata
         let rate = 1 / video.frameDuration.seconds
         let videoInput = AssetWriterInput(mediaType: .video, outputSettings: VideoSettings(
-            codec: preset.codec, width: width, height: height, quality: preset.quality, expectedFrameRate: rate))
+            codec: preset.codec, width: width, height: height, quality: preset.quality, keyFrameInterval: keyFrameInterval,
+            expectedFrameRate: rate))
         if let plain { videoInput.transform = plain.displayMatrix }
         try writer.add(videoInput)
-        let hasAudio = !composition.tracks(withMediaType: .audio).allSatisfy { $0.segments.allSatisfy(\.isEmpty) }
+        let hasAudio = includesAudio && Self.hasSound(composition)
         let audioInput = hasAudio ? AssetWriterInput(mediaType: .audio, outputSettings: AudioSettings(
             codec: outputFileType == .webm ? .opus : .aac, sampleRate: AudioRenderer.sampleRate, channelCount: 2)) : nil
         if let audioInput { try writer.add(audioInput) }
