@@ -147,6 +147,20 @@ for rate in 0.0625 0.25 0.5 2 3 5 16; do
   rm -f "$work/r.mp4" "$work/f.mp4"
 done
 
+# A HandBrake-shaped source: B-frames and a last frame the track holds 80 ms longer (FFmpeg's
+# MP4 reader gives the packets no duration). Its length is what ffprobe says it presents.
+evh=$("$meter" make "$work/held.mp4" --seconds 3 --long 0.04 --held 0.08 --flash-frames 2)
+held=$(ffprobe -v error -select_streams v:0 -show_entries stream=duration -of csv=p=0 "$work/held.mp4")
+for rate in 0.25 2; do
+  e=$(scaled "$evh" 0 3 "$rate" 0); d=$(calc "$held / $rate")
+  run "$reel" speed "$work/held.mp4" --rate "$rate" -o "$work/r.mp4"
+  row "speed $rate held last frame" reel "$work/r.mp4" "$e" "$d" --frame-tolerant
+  ff -i "$work/held.mp4" -filter_complex "[0:v]setpts=PTS/$rate[v];[0:a]$(atempo "$rate")[a]" -map "[v]" -map "[a]" \
+    -c:v libx264 -preset ultrafast -c:a aac "$work/f.mp4"
+  row "" ffmpeg "$work/f.mp4" "$e" "$d" --frame-tolerant
+  rm -f "$work/r.mp4" "$work/f.mp4"
+done
+
 # Segment merges as a segmented recording saves them (reel-sync-meter segments: SegmentMerge, the
 # video copied and the sound encoded once) beside the concat demuxer's copy: 3 segments, then the
 # 10-minute soak (20 segments of 27–33 s at 29.97 fps, none a whole number of frames long).

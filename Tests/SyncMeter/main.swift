@@ -1,7 +1,7 @@
 // reel-sync-meter: the sync suite's clip maker and judge for `make bench` (scripts/sync-bench.sh),
 // the same code the tests call (ReelTestSupport's FlashClick and SyncMeter).
 //
-//   reel-sync-meter make OUT.mp4 [--fps 25|30000/1001] [--rate 48000] [--seconds 3] [--late S] [--long S] [--vfr] [--flash-frames N]
+//   reel-sync-meter make OUT.mp4 [--fps 25|30000/1001] [--rate 48000] [--seconds 3] [--late S] [--long S] [--vfr] [--flash-frames N] [--held S]
 //       writes a flash-and-click clip and prints its event times, comma-separated
 //   reel-sync-meter judge FILE --events T,T,… --duration D [--frame-tolerant] [--loss-allowed]
 //       prints the verdict line, then PASS or FAIL with the reasons; exits 0 either way, 2 on an error
@@ -28,7 +28,8 @@ do {
                               soundDelay: Double(value("--late", in: arguments) ?? "") ?? 0,
                               soundExtra: Double(value("--long", in: arguments) ?? "") ?? 0,
                               variableRate: arguments.contains("--vfr"),
-                              flashLength: Int(value("--flash-frames", in: arguments) ?? "") ?? 1)
+                              flashLength: Int(value("--flash-frames", in: arguments) ?? "") ?? 1,
+                              heldLastFrame: Double(value("--held", in: arguments) ?? "") ?? 0)
         try clip.write(to: URL(fileURLWithPath: arguments[1]))
         print(clip.events.map { String(format: "%.6f", $0) }.joined(separator: ","))
     case "judge" where arguments.count >= 2:
@@ -43,7 +44,7 @@ do {
     case "segments" where arguments.count >= 3:
         try SegmentMerge.write(arguments.dropFirst(2).map { URL(fileURLWithPath: $0) }, to: URL(fileURLWithPath: arguments[1]))
     default:
-        FileHandle.standardError.write(Data("usage: reel-sync-meter make OUT [--fps N[/D]] [--rate HZ] [--seconds N] [--late S] [--long S] [--vfr] [--flash-frames N]\n       reel-sync-meter judge FILE --events T,… --duration D [--frame-tolerant] [--loss-allowed]\n       reel-sync-meter segments OUT IN…\n".utf8))
+        FileHandle.standardError.write(Data("usage: reel-sync-meter make OUT [--fps N[/D]] [--rate HZ] [--seconds N] [--late S] [--long S] [--vfr] [--flash-frames N] [--held S]\n       reel-sync-meter judge FILE --events T,… --duration D [--frame-tolerant] [--loss-allowed]\n       reel-sync-meter segments OUT IN…\n".utf8))
         exit(1)
     }
 } catch {
