@@ -27,7 +27,7 @@ extension LiveStabilizer {
             _ = try stabilizer.process(sample)
             let middle = threadCPUTime()
             let signature = estimator.signature(of: picture)
-            if let previous { _ = estimator.motion(from: previous, to: signature) }
+            if let previous { _ = estimator.rigidMotion(from: previous, to: signature) }
             previous = signature
             total += middle - began
             estimating += threadCPUTime() - middle
