@@ -1,0 +1,52 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// `reel studio --orientation`: the live preview shows the picture the way the recording
+/// plays, judged in headless Chromium (`Tests/browser/orientation.py`): the preview <img>
+/// and the saved video in a <video> have the same shape, and the virtual camera's colour
+/// bars run the same way in both (across the sensor's width; down a portrait picture).
+@Suite struct StudioPreviewOrientationTests {
+    /// Records a short video with the studio held `orientation` and measures the preview
+    /// and the recording as Chromium shows them.
+    func measure(_ orientation: String) throws -> (preview: [String: Any], recording: [String: Any]) {
+        let studio = try StudioProcess(arguments: ["--mic", "none", "--orientation", orientation])
+        let port = studio.port
+        #expect(try RawHTTP.post("/api/segments/start", body: "{}", port: port).status == 200)
+        usleep(500_000)
+        #expect(try RawHTTP.post("/api/segments/pause", body: "{}", port: port).status == 200)
+        #expect(try RawHTTP.post("/api/segments/save", body: "{}", port: port).status == 200)
+        let names = try FileManager.default.contentsOfDirectory(atPath: studio.library.path).filter { $0.hasSuffix(".mp4") }
+        let video = try #require(names.first, "\(names)")
+        let script = Paths.packageRoot.appendingPathComponent("Tests/browser/orientation.py").path
+        let result = try ProcessRunner.run("/usr/bin/python3", [script, studio.base, video], timeout: 90)
+        guard result.status == 0, let line = result.standardOutput.split(separator: "\n").last,
+              let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let preview = json["preview"] as? [String: Any], let recording = json["recording"] as? [String: Any]
+        else { throw TestFailure("orientation.py: status \(result.status) \(result.standardOutput) \(result.standardError.suffix(2000))") }
+        print("studio --orientation \(orientation): preview \(preview), recording \(recording)")
+        return (preview, recording)
+    }
+
+    static func aspect(_ shown: [String: Any]) -> Double {
+        let width = (shown["width"] as? Double) ?? 0, height = (shown["height"] as? Double) ?? 0
+        return height > 0 ? width / height : 0
+    }
+
+    @Test(.disabled(if: Sanitizer.slowsRealTime, "real-time capture"))
+    func portraitPreviewIsUprightAsTheRecordingPlays() throws {
+        let (preview, recording) = try measure("portrait")
+        // Chromium turns the recording by its display matrix: 720x1280, bars running down.
+        #expect(Self.aspect(recording) < 1 && recording["bars"] as? String == "y", "\(recording)")
+        #expect(abs(Self.aspect(preview) - Self.aspect(recording)) < 0.02, "preview \(preview), recording \(recording)")
+        #expect(preview["bars"] as? String == recording["bars"] as? String, "preview \(preview), recording \(recording)")
+    }
+
+    @Test(.disabled(if: Sanitizer.slowsRealTime, "real-time capture"))
+    func landscapePreviewIsLeftAsTheSensorTakesIt() throws {
+        let (preview, recording) = try measure("landscape-left")
+        #expect(Self.aspect(recording) > 1 && recording["bars"] as? String == "x", "\(recording)")
+        #expect(abs(Self.aspect(preview) - Self.aspect(recording)) < 0.02, "preview \(preview), recording \(recording)")
+        #expect(preview["bars"] as? String == recording["bars"] as? String, "preview \(preview), recording \(recording)")
+    }
+}
