@@ -42,6 +42,18 @@ import Testing
         #expect(preview["bars"] as? String == recording["bars"] as? String, "preview \(preview), recording \(recording)")
     }
 
+    @Test func aTapOnTheTurnedPreviewFocusesWhereItShows() throws {
+        // Near the top left of the portrait preview (a picture turned 90° clockwise) is near
+        // the bottom left of the sensor's: device point (y, 1 − x).
+        let studio = try StudioProcess(arguments: ["--mic", "none", "--orientation", "portrait"])
+        let tap = try RawHTTP.post("/api/focus", body: #"{"x": 0.25, "y": 0.1, "viewWidth": 304, "viewHeight": 540}"#,
+                                   port: studio.port)
+        #expect(tap.status == 200, "\(String(decoding: tap.body, as: UTF8.self))")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(tap.body)) as? [String: Any])
+        let x = try #require(answer["x"] as? Double), y = try #require(answer["y"] as? Double)
+        #expect(abs(x - 0.1) < 0.01 && abs(y - 0.75) < 0.01, "device point \(x), \(y)")
+    }
+
     @Test(.disabled(if: Sanitizer.slowsRealTime, "real-time capture"))
     func landscapePreviewIsLeftAsTheSensorTakesIt() throws {
         let (preview, recording) = try measure("landscape-left")
