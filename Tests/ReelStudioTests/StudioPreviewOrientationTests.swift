@@ -13,7 +13,7 @@ import Testing
         let studio = try StudioProcess(arguments: ["--mic", "none", "--orientation", orientation])
         let port = studio.port
         #expect(try RawHTTP.post("/api/segments/start", body: "{}", port: port).status == 200)
-        usleep(500_000)
+        usleep(1_200_000)
         #expect(try RawHTTP.post("/api/segments/pause", body: "{}", port: port).status == 200)
         #expect(try RawHTTP.post("/api/segments/save", body: "{}", port: port).status == 200)
         let names = try FileManager.default.contentsOfDirectory(atPath: studio.library.path).filter { $0.hasSuffix(".mp4") }
@@ -25,6 +25,10 @@ import Testing
               let preview = json["preview"] as? [String: Any], let recording = json["recording"] as? [String: Any]
         else { throw TestFailure("orientation.py: status \(result.status) \(result.standardOutput) \(result.standardError.suffix(2000))") }
         print("studio --orientation \(orientation): preview \(preview), recording \(recording)")
+        for shown in [preview, recording] {
+            let detail = max((shown["acrossVariance"] as? Double) ?? 0, (shown["downVariance"] as? Double) ?? 0)
+            #expect(detail > 300, "the bars are not seen (a flash or an empty picture): \(shown)")
+        }
         return (preview, recording)
     }
 

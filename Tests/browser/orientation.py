@@ -5,7 +5,7 @@ Usage: orientation.py BASE_URL LIBRARY_NAME
 
 Opens the studio's page at BASE_URL and reads the live preview (<img id="preview">), then
 plays /library/LIBRARY_NAME in a <video> on the same page (Chromium applies the file's
-display matrix), and prints one JSON object: for each, the size shown and the way the
+display matrix; of frames 0.15 s apart, the one with the most detail), and prints one JSON object: for each, the size shown and the way the
 virtual camera's colour bars run ("x" when they change along the width, as the sensor
 takes them; "y" once the picture is turned a quarter).
 
@@ -71,13 +71,21 @@ def main():
             video.muted = true; video.preload = 'auto';
             video.style.position = 'fixed'; video.style.left = '0'; video.style.top = '0';
             video.addEventListener('error', () => done({error: video.error ? video.error.code : -1}));
-            video.addEventListener('loadeddata', () => { video.currentTime = Math.min(0.2, video.duration / 2); });
+            // Several frames, the one with the most detail kept: the virtual camera's first
+            // frame of every second is a white flash, which has no bars.
+            let best = null, times = [];
+            video.addEventListener('loadeddata', () => {
+              for (let t = 0.05; t < video.duration; t += 0.15) times.push(t);
+              video.currentTime = times.shift();
+            });
             video.addEventListener('seeked', () => {
               const shown = measure(video, video.videoWidth, video.videoHeight);
+              if (!best || shown.acrossVariance + shown.downVariance > best.acrossVariance + best.downVariance) best = shown;
+              if (times.length) { video.currentTime = times.shift(); return; }
               const box = video.getBoundingClientRect();
-              shown.box = [box.width, box.height];
-              done(shown);
-            }, {once: true});
+              best.box = [box.width, box.height];
+              done(best);
+            });
             video.src = '/library/' + encodeURIComponent(arguments[0]);
             document.body.appendChild(video);
         """, name)
