@@ -6,7 +6,7 @@ import Testing
 /// plays, judged in headless Chromium (`Tests/browser/orientation.py`): the preview <img>
 /// and the saved video in a <video> have the same shape, and the virtual camera's colour
 /// bars run the same way in both (across the sensor's width; down a portrait picture).
-@Suite struct StudioPreviewOrientationTests {
+@Suite(.serialized) struct StudioPreviewOrientationTests {
     /// Records a short video with the studio held `orientation` and measures the preview
     /// and the recording as Chromium shows them.
     func measure(_ orientation: String) throws -> (preview: [String: Any], recording: [String: Any]) {
