@@ -9,14 +9,15 @@ RELEASE_BIN := .build/release/reel
 # libmicrohttpd for the studio, SDL2 for `reel play`'s window, WenQuanYi Micro Hei (Chinese,
 # Japanese and Korean overlay text; fontconfig falls back to it), PulseAudio (a real daemon in
 # the audio tests) and Xvfb (a real X display in the screen-capture tests; xdotool presses
-# `reel play`'s keys), exiftool (the outside judge of photo metadata) and Slurm with munge (a
-# single-node cluster the chunked-export tests start and submit real jobs to).
+# `reel play`'s keys), exiftool (the outside judge of photo metadata), Slurm with munge (a
+# single-node cluster the chunked-export tests start and submit real jobs to); dbus-daemon, gdbus
+# and python3-dbusmock (a private bus with a mocked iio-sensor-proxy for the orientation tests).
 DEBIAN_PACKAGES := pkg-config \
 	libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev \
 	libavfilter-dev libavdevice-dev ffmpeg libmicrohttpd-dev libpulse-dev libsdl2-dev linux-libc-dev \
 	chromium chromium-driver python3-selenium bc fontconfig fonts-dejavu-core fonts-wqy-microhei \
 	pulseaudio pulseaudio-utils xvfb x11-utils x11-xserver-utils xdotool libimage-exiftool-perl \
-	slurmctld slurmd slurm-client munge
+	slurmctld slurmd slurm-client munge dbus-daemon libglib2.0-bin python3-dbusmock
 
 .PHONY: deps build debug test demo bench clean format lint docs fuzz sanitize soak
 

@@ -134,7 +134,7 @@ done
 
 # Live stabilization: its CPU time a 1080p frame alone (`reel stabilize --bench`, thread CPU
 # time), then on the shaking camera (virtual:handheld-camera), 1080p30 with a filter, 10 s per mode: its cost per frame is the process's CPU time over the same recording
-# unsteadied, per frame (the estimator, the 10 % crop and the scale back; CPU time, so a
+# unsteadied, per frame (the estimator, the 10 % crop turned and moved, and the scale back; CPU time, so a
 # busy machine's waits do not count), beside the pipeline's wall time per frame; the CPU share is the
 # whole recording process's (cores = CPU seconds over wall seconds). After the fact,
 # `reel stabilize` beside ffmpeg's two-pass libvidstab (vidstabdetect, vidstabtransform) on

@@ -32,6 +32,24 @@ import Testing
         #expect(abs((sourceVideo?.duration ?? 0) - (writtenVideo?.duration ?? 0)) < 0.001)
     }
 
+    @Test func stabilizeTakesOutTheRoll() throws {
+        // The clip also turned about its centre (0.875° at most): translation-only steadying
+        // leaves every bit of the turn, as libvidstab measures it.
+        let rolling = try ShakeMeter.shakyClip(in: directory, rolling: true)
+        let steady = directory.appendingPathComponent("steady-roll.mp4")
+        let result = try ProcessRunner.reel(["stabilize", rolling.path, "-o", steady.path, "--preset", "veryfast"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let before = try ShakeMeter.meanRotation(rolling), after = try ShakeMeter.meanRotation(steady)
+        let shift = 1 - (try ShakeMeter.meanMotion(steady).pixels) / (try ShakeMeter.meanMotion(rolling).pixels)
+        let turn = 1 - after.degrees / before.degrees
+        print("reel stabilize, rolling clip: turn \(before.degrees)°/frame before, \(after.degrees) after (−\(Int(turn * 100)) %), "
+              + "shift −\(Int(shift * 100)) %")
+        #expect(before.degrees > 0.1, "the clip turns \(before.degrees)° a frame")
+        #expect(turn >= 0.7, "turn \(before.degrees) → \(after.degrees)° a frame")
+        #expect(shift >= 0.8, "shift reduced by \(shift)")
+        #expect(try FFprobe.countFrames(steady) == FFprobe.countFrames(rolling))
+    }
+
     @Test func badArgumentsAreOneLine() throws {
         let shaky = try shakyClip()
         for (arguments, words) in [(["stabilize", shaky.path], "needs -o OUT"),

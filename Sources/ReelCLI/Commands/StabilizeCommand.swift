@@ -7,7 +7,7 @@ import ReelCore
 struct StabilizeCommand: Command {
     let spec = CommandSpec(
         name: "stabilize",
-        abstract: "Steady a shaky clip: global motion found, the camera's path smoothed, each frame cropped 10 % and moved.",
+        abstract: "Steady a shaky clip: global motion found, the camera's path smoothed, each frame cropped 10 %, turned and moved.",
         usage: "IN -o OUT [--strength 0...1] [--crf N] [--preset NAME]  |  --bench",
         positionals: 0...1,
         options: [
@@ -20,9 +20,9 @@ struct StabilizeCommand: Command {
         ],
         discussion: """
         Two passes: the first reads every frame's luma and measures how far the picture moved
-        from the one before (Reel's estimator, the live stabilizer's); the second writes each
-        frame cropped to 90 % of its width and height where the smoothed path puts it, scaled
-        back to its size. The sound is copied through at its own times.
+        and turned from the one before (Reel's estimator, the live stabilizer's); the second
+        writes each frame cropped to 90 % of its width and height, turned and moved where the
+        smoothed path puts it, scaled back to its size. The sound is copied through at its own times.
         Example:
           reel stabilize shaky.mp4 -o steady.mp4 --strength 0.8
         """)
@@ -32,7 +32,8 @@ struct StabilizeCommand: Command {
             for mode in [CaptureVideoStabilizationMode.standard, .cinematic] {
                 let cost = try LiveStabilizer.benchmark(width: 1920, height: 1080, frames: 150, mode: mode)
                 console.print("live stabilization \(mode) 1920x1080: \(Format.number(cost.milliseconds)) CPU-ms a frame "
-                              + "(motion estimate \(Format.number(cost.estimateMilliseconds)), the rest the 10 % crop and scale)")
+                              + "(motion estimate \(Format.number(cost.estimateMilliseconds)), the rest the 10 % crop, turn and scale; "
+                              + "drawing the shaking, rolling camera's picture \(Format.number(cost.cameraMilliseconds)))")
             }
             return 0
         }
@@ -76,7 +77,7 @@ struct StabilizeCommand: Command {
         var index = 0
         try await job.run(progress: progress) { (sample) throws(ReelError) -> SampleBuffer in
             guard let picture = sample.pixelBuffer else { return sample }
-            let correction = corrections[sample.presentationTime.seconds] ?? (0, 0)
+            let correction = corrections[sample.presentationTime.seconds] ?? (0, 0, 0)
             index += 1
             return SampleBuffer(pixelBuffer: try stabilizer.steadied(picture, correction: correction),
                                 presentationTime: sample.presentationTime, duration: sample.duration)
@@ -93,7 +94,7 @@ struct StabilizeCommand: Command {
     }
 
     /// The first pass: each frame's correction, by its presentation time in seconds.
-    private static func corrections(of path: String, sigma: Double) throws(ReelError) -> [Double: (x: Double, y: Double)] {
+    private static func corrections(of path: String, sigma: Double) throws(ReelError) -> [Double: LiveStabilizer.Pose] {
         let asset = try Asset(path: path)
         guard let track = asset.tracks(withMediaType: .video).first else {
             throw ReelError(.invalidData, "has no video track", subject: path)
@@ -107,12 +108,12 @@ struct StabilizeCommand: Command {
         try reader.startReading()
         let estimator = GlobalMotionEstimator()
         var times: [Double] = []
-        var motions: [(dx: Double, dy: Double)] = []
+        var motions: [(dx: Double, dy: Double, angle: Double)] = []
         var previous: GlobalMotionEstimator.Signature?
         while let sample = try output.copyNextSampleBuffer() {
             guard let picture = sample.pixelBuffer, sample.presentationTime >= .zero else { continue }
             let signature = estimator.signature(of: picture)
-            motions.append(previous.map { estimator.motion(from: $0, to: signature) } ?? (0, 0))
+            motions.append(previous.map { estimator.rigidMotion(from: $0, to: signature) } ?? (0, 0, 0))
             times.append(sample.presentationTime.seconds)
             previous = signature
         }

@@ -64,12 +64,22 @@ public final class VirtualAccelerometer: OrientationSource {
 public final class SensorProxyAccelerometer: OrientationSource {
     static let gdbus = "/usr/bin/gdbus"
     private let claimed = PosixMutex(false)
+    /// `--system`, or `--address ADDRESS` for another bus.
+    private let bus: [String]
 
     /// The sensor, or nil when this machine has no iio-sensor-proxy with an accelerometer
     /// (no system bus, no service, or `HasAccelerometer` false).
-    public init?() {
+    public convenience init?() {
+        self.init(busAddress: nil)
+    }
+
+    /// The sensor on the bus at `busAddress` (a D-Bus address such as `unix:path=/run/bus`),
+    /// or on the system bus when it is nil (which `DBUS_SYSTEM_BUS_ADDRESS` can move); nil
+    /// when that bus has no iio-sensor-proxy with an accelerometer.
+    public init?(busAddress: String?) {
+        bus = busAddress.map { ["--address", $0] } ?? ["--system"]
         guard FileManager.default.isExecutableFile(atPath: Self.gdbus),
-              let has = Self.property("HasAccelerometer"), has.contains("true")
+              let has = property("HasAccelerometer"), has.contains("true")
         else { return nil }
     }
 
@@ -79,16 +89,16 @@ public final class SensorProxyAccelerometer: OrientationSource {
             return !wasClaimed
         }
         if claim {
-            _ = Self.run(["call", "--system", "--dest", "net.hadess.SensorProxy", "--object-path", "/net/hadess/SensorProxy",
-                          "--method", "net.hadess.SensorProxy.ClaimAccelerometer"])
+            _ = Self.run(["call"] + bus + ["--dest", "net.hadess.SensorProxy", "--object-path", "/net/hadess/SensorProxy",
+                                           "--method", "net.hadess.SensorProxy.ClaimAccelerometer"])
         }
-        return Self.property("AccelerometerOrientation").flatMap(DeviceOrientation.init(sensorProxyName:)) ?? .unknown
+        return property("AccelerometerOrientation").flatMap(DeviceOrientation.init(sensorProxyName:)) ?? .unknown
     }
 
     /// A property of the proxy as gdbus prints it (`(<'normal'>,)`), or nil.
-    static func property(_ name: String) -> String? {
-        run(["call", "--system", "--dest", "net.hadess.SensorProxy", "--object-path", "/net/hadess/SensorProxy",
-             "--method", "org.freedesktop.DBus.Properties.Get", "net.hadess.SensorProxy", name])
+    private func property(_ name: String) -> String? {
+        Self.run(["call"] + bus + ["--dest", "net.hadess.SensorProxy", "--object-path", "/net/hadess/SensorProxy",
+                                   "--method", "org.freedesktop.DBus.Properties.Get", "net.hadess.SensorProxy", name])
     }
 
     /// gdbus's output, or nil when it failed (within two seconds).

@@ -7,12 +7,18 @@ import ReelCore
 ///
 /// The shake is seeded (the same every run) and moves the picture on both axes by a sum of
 /// three sines: 2 Hz at 1 % of the picture's height, 5 Hz at 0.5 % and 9 Hz at 0.25 %
-/// (x and y with their own phases; 1.75 % at most, 19 pixels at 1080p), in whole even
-/// pixels. There is no frame counter, timecode or flash: the whole picture moves.
+/// (x and y with their own phases; 1.75 % at most, 19 pixels at 1080p). The hand also rolls
+/// the camera about its axis by the same spectrum in degrees: 2 Hz at 0.5°, 5 Hz at 0.25°,
+/// 9 Hz at 0.125° (its own phases; 0.875° at most, which moves the corners of a 1080p
+/// picture by up to 15 pixels). Each picture is the scene turned about the picture's centre
+/// and moved, to the nearest pixel (``RotatedCopy``). There is no frame counter, timecode or
+/// flash: the whole picture moves.
 enum HandheldCamera {
     static let uniqueID = "virtual:handheld-camera"
     /// Frequency (Hz) and amplitude (a fraction of the height) of each sine.
     static let spectrum: [(hertz: Double, amplitude: Double)] = [(2, 0.01), (5, 0.005), (9, 0.0025)]
+    /// Frequency (Hz) and amplitude (degrees) of each sine of the roll.
+    static let rollSpectrum: [(hertz: Double, degrees: Double)] = [(2, 0.5), (5, 0.25), (9, 0.125)]
     static let seed: UInt64 = 17
 
     /// The scene a little larger than the picture (by the shake's reach), one per size.
@@ -34,30 +40,37 @@ enum HandheldCamera {
         return (x, y)
     }
 
-    /// How far past the picture the scene reaches on each side.
-    static func reach(height: Int) -> Int { (Int((Double(height) * 0.02).rounded(.up)) + 3) & ~1 }
+    /// The roll at `seconds`, in radians (positive turns the picture clockwise).
+    static func roll(at seconds: Double) -> Double {
+        var random = SeededRandom(seed: seed)
+        // After the translation's six phases, so that they stay as they were.
+        for _ in 0..<(2 * spectrum.count) { _ = random.unit() }
+        var angle = 0.0
+        for (hertz, degrees) in rollSpectrum {
+            angle += degrees * .pi / 180 * sin(2 * .pi * hertz * seconds + random.unit() * 2 * .pi)
+        }
+        return angle
+    }
+
+    /// How far past the picture the scene reaches on each side: the shake, and the corners' path at the largest roll.
+    static func reach(width: Int, height: Int) -> Int {
+        let largestRoll = rollSpectrum.reduce(0) { $0 + $1.degrees } * .pi / 180
+        let turned = Double(max(width, height)) / 2 * sin(largestRoll)
+        return (Int((Double(height) * 0.02 + turned).rounded(.up)) + 3) & ~1
+    }
 
     /// Draws frame `index` into `picture` (yuv420p).
     static func render(frame index: Int64, rate: Double, into picture: PixelBuffer) {
         let width = picture.width, height = picture.height
-        let margin = reach(height: height)
+        let margin = reach(width: width, height: height)
         guard let scene = scene(width: width + 2 * margin, height: height + 2 * margin) else { return }
-        let (x, y) = shake(at: Double(index) / max(rate, 1), height: height)
-        // The camera moves one way, the picture the other; even, so the chroma moves too.
-        let left = min(max(margin - Int((x / 2).rounded()) * 2, 0), 2 * margin)
-        let top = min(max(margin - Int((y / 2).rounded()) * 2, 0), 2 * margin)
-        for plane in 0..<3 {
-            let scale = plane == 0 ? 1 : 2
-            let rowBytes = picture.planes[plane].width, rows = picture.planes[plane].height
-            scene.withPlane(plane) { source, sourceStride in
-                picture.withMutablePlane(plane) { target, targetStride in
-                    for row in 0..<rows {
-                        (target + row * targetStride).copyMemory(
-                            from: source + (top / scale + row) * sourceStride + left / scale, byteCount: rowBytes)
-                    }
-                }
-            }
-        }
+        let seconds = Double(index) / max(rate, 1)
+        let (x, y) = shake(at: seconds, height: height)
+        // The camera moves and turns one way, the picture the other: the picture's point q is
+        // the scene's at its centre + R(−roll)·q − shake. Even, so the chroma moves with the luma.
+        let centre = (x: Double(scene.width - 1) / 2 - Double(Int((x / 2).rounded()) * 2),
+                      y: Double(scene.height - 1) / 2 - Double(Int((y / 2).rounded()) * 2))
+        RotatedCopy.copy(from: scene, into: picture, centre: centre, angle: -roll(at: seconds))
     }
 
     private static func scene(width: Int, height: Int) -> PixelBuffer? {

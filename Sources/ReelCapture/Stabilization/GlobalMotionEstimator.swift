@@ -11,7 +11,14 @@ public import ReelCore
 /// difference over the part they share, within ``searchRange``), refined to a fraction of
 /// a pixel by a parabola through the best match and its neighbours; the frame's motion is
 /// the median of the bands' (so a thing moving through part of the picture is outvoted).
-/// Translation only.
+///
+/// ``rigidMotion(from:to:)`` also finds the turn: a picture turned by a small angle θ about
+/// its centre moves each band sideways by `−θ·y` (y its distance below the centre) and each
+/// stripe down by `θ·x`, so the bands' and stripes' shifts are fitted with a translation and
+/// a turn: first by consensus (each two bands and each two stripes propose a turn, and the
+/// proposal that most shifts agree with within a pixel is kept), then by least squares over
+/// the shifts that agree, so that bands that matched wrongly (a repeating texture can alias
+/// several) or a thing moving through part of the picture are left out.
 public struct GlobalMotionEstimator: Sendable {
     /// One frame's projections.
     public struct Signature: Sendable {
@@ -81,6 +88,91 @@ public struct GlobalMotionEstimator: Sendable {
         let dx = zip(previous.columns, current.columns).map { Self.shift($0, $1, reach: reach) }
         let dy = zip(previous.rows, current.rows).map { Self.shift($0, $1, reach: reach) }
         return (Self.median(dx), Self.median(dy))
+    }
+
+    /// How far the content moved and turned from `previous` to `current`, about the picture's
+    /// centre: a point at `p` from the centre in the previous frame is near `R(angle)·p + (dx, dy)`
+    /// in the current one (pixels, x right, y down; the angle in radians, positive clockwise on screen).
+    public func rigidMotion(from previous: Signature, to current: Signature) -> (dx: Double, dy: Double, angle: Double) {
+        let width = current.columns.first?.count ?? 0, height = current.rows.first?.count ?? 0
+        let reach = max(2, Int((searchRange * Double(height)).rounded()))
+        let dx = zip(previous.columns, current.columns).map { Self.shift($0, $1, reach: reach) }
+        let dy = zip(previous.rows, current.rows).map { Self.shift($0, $1, reach: reach) }
+        // Each band's shift is measured along its middle line, each stripe's down its middle.
+        let bandY = dx.indices.map { (Double($0) + 0.5) * Double(height) / Double(dx.count) - Double(height) / 2 }
+        let stripeX = dy.indices.map { (Double($0) + 0.5) * Double(width) / Double(dy.count) - Double(width) / 2 }
+        // A start that wrongly matched bands cannot move (a repeating texture can alias a
+        // good part of them): every two bands, and every two stripes, propose a turn and a
+        // shift on their axis, the other axis's shift is the median under that turn, and the
+        // proposal most shifts agree with (within a pixel) wins.
+        func miss(_ fit: (dx: Double, dy: Double, angle: Double)) -> (x: [Double], y: [Double]) {
+            (dx.indices.map { abs(dx[$0] - (fit.dx - fit.angle * bandY[$0])) },
+             dy.indices.map { abs(dy[$0] - (fit.dy + fit.angle * stripeX[$0])) })
+        }
+        var fit = (dx: Self.median(dx), dy: Self.median(dy), angle: 0.0)
+        var best = (agreeing: -1, total: Double.infinity)
+        func propose(_ candidate: (dx: Double, dy: Double, angle: Double)) {
+            let (x, y) = miss(candidate)
+            let agreeing = (x + y).filter { $0 <= 1 }.count, total = (x + y).map { min($0, 1) }.reduce(0, +)
+            if agreeing > best.agreeing || (agreeing == best.agreeing && total < best.total) {
+                best = (agreeing, total)
+                fit = candidate
+            }
+        }
+        propose(fit)
+        for i in dx.indices {
+            for j in dx.indices where j > i {
+                let angle = -(dx[j] - dx[i]) / (bandY[j] - bandY[i])
+                propose((dx[i] + angle * bandY[i], Self.median(dy.indices.map { dy[$0] - angle * stripeX[$0] }), angle))
+            }
+        }
+        for i in dy.indices {
+            for j in dy.indices where j > i {
+                let angle = (dy[j] - dy[i]) / (stripeX[j] - stripeX[i])
+                propose((Self.median(dx.indices.map { dx[$0] + angle * bandY[$0] }), dy[i] - angle * stripeX[i], angle))
+            }
+        }
+        // Then least squares over the shifts that agree, twice more.
+        var keepX: [Bool] = [], keepY: [Bool] = []
+        for _ in 0..<3 {
+            let (missX, missY) = miss(fit)
+            let nextX = missX.map { $0 <= 1 }, nextY = missY.map { $0 <= 1 }
+            if nextX == keepX && nextY == keepY { break }
+            keepX = nextX
+            keepY = nextY
+            guard let solved = Self.fit(dx: dx, at: bandY, keeping: keepX, dy: dy, at: stripeX, keeping: keepY) else { break }
+            fit = solved
+        }
+        return fit
+    }
+
+    /// The least-squares translation and turn through the kept shifts: `dx[i] ≈ tx − θ·y[i]`,
+    /// `dy[j] ≈ ty + θ·x[j]`. Nil when the kept shifts cannot decide them (fewer than two on an axis).
+    private static func fit(dx: [Double], at bandY: [Double], keeping keepX: [Bool],
+                            dy: [Double], at stripeX: [Double], keeping keepY: [Bool]) -> (dx: Double, dy: Double, angle: Double)? {
+        // Normal equations in (tx, ty, θ).
+        var nx = 0.0, sy = 0.0, syy = 0.0, sdx = 0.0, sydx = 0.0
+        for i in dx.indices where keepX[i] {
+            nx += 1
+            sy += bandY[i]
+            syy += bandY[i] * bandY[i]
+            sdx += dx[i]
+            sydx += bandY[i] * dx[i]
+        }
+        var ny = 0.0, sx = 0.0, sxx = 0.0, sdy = 0.0, sxdy = 0.0
+        for j in dy.indices where keepY[j] {
+            ny += 1
+            sx += stripeX[j]
+            sxx += stripeX[j] * stripeX[j]
+            sdy += dy[j]
+            sxdy += stripeX[j] * dy[j]
+        }
+        guard nx >= 2, ny >= 2 else { return nil }
+        // tx = (sdx + θ·sy) / nx, ty = (sdy − θ·sx) / ny; substituted into the θ equation.
+        let a = syy + sxx - sy * sy / nx - sx * sx / ny
+        guard a > 1e-9 else { return nil }
+        let angle = (sxdy - sydx + sy * sdx / nx - sx * sdy / ny) / a
+        return ((sdx + angle * sy) / nx, (sdy - angle * sx) / ny, angle)
     }
 
     static func median(_ values: [Double]) -> Double {

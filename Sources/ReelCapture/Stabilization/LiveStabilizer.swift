@@ -2,14 +2,17 @@ import Foundation
 import ReelAV
 public import ReelCore
 
-/// Steadies a stream of pictures: the global motion of each frame (``GlobalMotionEstimator``)
-/// adds up to the camera's path; the path smoothed with a Gaussian over a window of frames
-/// around each one is where the camera should have been; each picture is cropped to 90 %
-/// of its width and height at the place that puts it there, and scaled back to its size.
+/// Steadies a stream of pictures: the global motion of each frame, its shift and its turn
+/// (``GlobalMotionEstimator/rigidMotion(from:to:)``), adds up to the camera's path; the path
+/// smoothed with a Gaussian over a window of frames around each one is where the camera
+/// should have been; each picture is cropped to 90 % of its width and height, turned and
+/// moved to the place that puts it there (``RotatedCopy``, to the nearest pixel), and scaled
+/// back to its size.
 ///
 /// A picture waits for the `radius` frames after it (the window's future half), so it
 /// leaves `radius` frames late: that is the mode's latency. The crop keeps a margin of 5 %
-/// on every side; a correction larger than that is held at the margin.
+/// on every side, which the turned window's corners must stay inside: the turn is held
+/// within what half the margin allows (1.8° at 16:9), and the shift within what the turn leaves.
 ///
 /// Confined to one queue (the session's video queue, or the caller of an offline pass).
 public final class LiveStabilizer: @unchecked Sendable {
@@ -18,8 +21,11 @@ public final class LiveStabilizer: @unchecked Sendable {
 
     private struct Waiting {
         let sample: SampleBuffer
-        let position: (x: Double, y: Double)
+        let position: Pose
     }
+
+    /// A place on the camera's path: pixels right and down, radians clockwise.
+    public typealias Pose = (x: Double, y: Double, angle: Double)
 
     /// Frames on each side of a picture that its smoothing looks at.
     public let radius: Int
@@ -28,14 +34,16 @@ public final class LiveStabilizer: @unchecked Sendable {
     private let estimator = GlobalMotionEstimator()
     private var previous: GlobalMotionEstimator.Signature?
     private var lastTime: MediaTime = .invalid
-    private var position = (x: 0.0, y: 0.0)
-    private var past: [(x: Double, y: Double)] = []
+    private var position: Pose = (0, 0, 0)
+    private var past: [Pose] = []
     private var waiting: [Waiting] = []
     private let scaler = Scaler()
     private var cropPool: PixelBufferPool?
     private var outputPool: PixelBufferPool?
     /// The correction last applied, in pixels (for tests and the status line).
     public private(set) var lastCorrection = (x: 0.0, y: 0.0)
+    /// The turn last applied, in radians (for tests and the status line).
+    public private(set) var lastRotation = 0.0
 
     /// - Parameters:
     ///   - radius: the frames on each side of a picture its smoothing takes in (its latency).
@@ -65,8 +73,8 @@ public final class LiveStabilizer: @unchecked Sendable {
         let signature = estimator.signature(of: picture)
         if let previous, previous.columns.first?.count == signature.columns.first?.count,
            previous.rows.first?.count == signature.rows.first?.count {
-            let (dx, dy) = estimator.motion(from: previous, to: signature)
-            position = (position.x + dx, position.y + dy)
+            let motion = estimator.rigidMotion(from: previous, to: signature)
+            position = (position.x + motion.dx, position.y + motion.dy, position.angle + motion.angle)
         } else if previous != nil {
             // A new size (a camera switch): its path starts here.
             past.removeAll()
@@ -88,7 +96,7 @@ public final class LiveStabilizer: @unchecked Sendable {
     /// Forgets the path and the waiting pictures.
     public func reset() {
         previous = nil
-        position = (0, 0)
+        position = (0, 0, 0)
         past.removeAll()
         waiting.removeAll()
         lastTime = .invalid
@@ -97,18 +105,19 @@ public final class LiveStabilizer: @unchecked Sendable {
     private func steady(_ frame: Waiting) throws(ReelError) -> SampleBuffer {
         let window = past + [frame.position] + waiting.map(\.position)
         let centre = past.count
-        var sum = (x: 0.0, y: 0.0), weights = 0.0
+        var sum: Pose = (0, 0, 0), weights = 0.0
         for (index, point) in window.enumerated() {
             let distance = Double(index - centre)
             let weight = exp(-distance * distance / (2 * sigma * sigma))
-            sum = (sum.x + weight * point.x, sum.y + weight * point.y)
+            sum = (sum.x + weight * point.x, sum.y + weight * point.y, sum.angle + weight * point.angle)
             weights += weight
         }
-        let smoothed = (x: sum.x / weights, y: sum.y / weights)
+        let smoothed: Pose = (sum.x / weights, sum.y / weights, sum.angle / weights)
         past.append(frame.position)
         if past.count > radius { past.removeFirst(past.count - radius) }
         guard let picture = frame.sample.pixelBuffer else { return frame.sample }
-        let steadied = try crop(picture, by: (frame.position.x - smoothed.x, frame.position.y - smoothed.y))
+        let steadied = try crop(picture, by: (frame.position.x - smoothed.x, frame.position.y - smoothed.y,
+                                              frame.position.angle - smoothed.angle))
         return SampleBuffer(pixelBuffer: steadied, presentationTime: frame.sample.presentationTime,
                             duration: frame.sample.duration)
     }
@@ -118,48 +127,54 @@ public final class LiveStabilizer: @unchecked Sendable {
     /// The corrections that steady a whole clip whose frame-to-frame motions are `motions`
     /// (the first frame's is zero): for each frame, its place on the camera's path less the
     /// path smoothed with a Gaussian of `sigma` frames (over ±3σ, the future included).
-    /// - Returns: one correction per frame, in pixels, for ``steadied(_:correction:)``.
-    public static func corrections(for motions: [(dx: Double, dy: Double)], sigma: Double) -> [(x: Double, y: Double)] {
-        var path: [(x: Double, y: Double)] = []
+    /// - Returns: one correction per frame (pixels and radians) for ``steadied(_:correction:)``.
+    public static func corrections(for motions: [(dx: Double, dy: Double, angle: Double)], sigma: Double) -> [Pose] {
+        var path: [Pose] = []
         path.reserveCapacity(motions.count)
-        var position = (x: 0.0, y: 0.0)
+        var position: Pose = (0, 0, 0)
         for motion in motions {
-            position = (position.x + motion.dx, position.y + motion.dy)
+            position = (position.x + motion.dx, position.y + motion.dy, position.angle + motion.angle)
             path.append(position)
         }
         let sigma = max(0.5, sigma), reach = Int((3 * sigma).rounded(.up))
         let weights = (0...reach).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
         return path.indices.map { index in
-            var sum = (x: 0.0, y: 0.0), total = 0.0
+            var sum: Pose = (0, 0, 0), total = 0.0
             for other in max(0, index - reach)...min(path.count - 1, index + reach) {
                 let weight = weights[abs(other - index)]
-                sum = (sum.x + weight * path[other].x, sum.y + weight * path[other].y)
+                sum = (sum.x + weight * path[other].x, sum.y + weight * path[other].y, sum.angle + weight * path[other].angle)
                 total += weight
             }
-            return (path[index].x - sum.x / total, path[index].y - sum.y / total)
+            return (path[index].x - sum.x / total, path[index].y - sum.y / total, path[index].angle - sum.angle / total)
         }
     }
 
-    /// `picture` cropped to 90 % at the place `correction` (pixels, held within the 5 %
-    /// margin) gives, scaled back to its size. Pictures other than yuv420p pass unchanged.
+    /// `picture` cropped to 90 %, turned and moved as `correction` (pixels and radians,
+    /// held within the 5 % margin) gives, scaled back to its size. Pictures other than
+    /// yuv420p pass unchanged.
     /// - Throws: ``ReelError`` when the picture cannot be scaled.
-    public func steadied(_ picture: PixelBuffer, correction: (x: Double, y: Double)) throws(ReelError) -> PixelBuffer {
+    public func steadied(_ picture: PixelBuffer, correction: Pose) throws(ReelError) -> PixelBuffer {
         guard picture.pixelFormat == .yuv420p else { return picture }
-        return try crop(picture, by: (correction.x, correction.y))
+        return try crop(picture, by: correction)
     }
 
-    /// The 90 % window moved by `offset` from the centre (held within the picture), scaled
-    /// back to the picture's size.
-    private func crop(_ picture: PixelBuffer, by offset: (Double, Double)) throws(ReelError) -> PixelBuffer {
+    /// The 90 % window turned by `offset.angle` and moved by `offset.x, y` from the centre
+    /// (held within the picture), scaled back to the picture's size.
+    private func crop(_ picture: PixelBuffer, by offset: Pose) throws(ReelError) -> PixelBuffer {
         let width = picture.width, height = picture.height
         let cropWidth = Int(Double(width) * Self.kept) & ~1, cropHeight = Int(Double(height) * Self.kept) & ~1
         let marginX = Double(width - cropWidth) / 2, marginY = Double(height - cropHeight) / 2
-        let shiftX = offset.0.isFinite ? min(max(offset.0, -marginX), marginX) : 0
-        let shiftY = offset.1.isFinite ? min(max(offset.1, -marginY), marginY) : 0
+        let halfWidth = Double(cropWidth) / 2, halfHeight = Double(cropHeight) / 2
+        // The turned window's corners reach out by these; the turn takes at most half of either margin.
+        let largest = asin(min(1, min(marginX / max(1, halfHeight), marginY / max(1, halfWidth)) / 2))
+        let angle = offset.angle.isFinite ? min(max(offset.angle, -largest), largest) : 0
+        let sine = abs(sin(angle)), cosine = cos(angle)
+        let roomX = max(0, marginX - halfHeight * sine - halfWidth * (1 - cosine))
+        let roomY = max(0, marginY - halfWidth * sine - halfHeight * (1 - cosine))
+        let shiftX = offset.x.isFinite ? min(max(offset.x, -roomX), roomX) : 0
+        let shiftY = offset.y.isFinite ? min(max(offset.y, -roomY), roomY) : 0
         lastCorrection = (shiftX, shiftY)
-        // Even, so that the chroma planes move with the luma.
-        let originX = min(max(Int(((marginX + shiftX) / 2).rounded()) * 2, 0), width - cropWidth)
-        let originY = min(max(Int(((marginY + shiftY) / 2).rounded()) * 2, 0), height - cropHeight)
+        lastRotation = angle
         if cropPool?.width != cropWidth || cropPool?.height != cropHeight {
             cropPool = try PixelBufferPool(width: cropWidth, height: cropHeight, pixelFormat: .yuv420p, maximumFreeBuffers: 4)
         }
@@ -168,18 +183,9 @@ public final class LiveStabilizer: @unchecked Sendable {
         }
         guard let cropPool, let outputPool else { return picture }
         let window = cropPool.makePixelBuffer()
-        for plane in 0..<3 {
-            let scale = plane == 0 ? 1 : 2
-            let rowBytes = window.planes[plane].width, rows = window.planes[plane].height
-            let left = originX / scale, top = originY / scale
-            picture.withPlane(plane) { source, sourceStride in
-                window.withMutablePlane(plane) { target, targetStride in
-                    for row in 0..<rows {
-                        (target + row * targetStride).copyMemory(from: source + (top + row) * sourceStride + left, byteCount: rowBytes)
-                    }
-                }
-            }
-        }
+        // The window's point q is the picture's at its centre + shift + R(angle)·q.
+        RotatedCopy.copy(from: picture, into: window,
+                         centre: (Double(width - 1) / 2 + shiftX, Double(height - 1) / 2 + shiftY), angle: angle)
         let output = outputPool.makePixelBuffer()
         try scaler.convert(window, into: output)
         return output

@@ -43,7 +43,7 @@ final class DeviceControlPanel: @unchecked Sendable {
     }
 
     /// Focuses and exposes at the point `x`, `y` (0–1) of the picture the page shows,
-    /// which is `viewWidth`×`viewHeight` on screen. Returns the device point.
+    /// which is `viewWidth`×`viewHeight` on screen (turned as the preview is). Returns the device point.
     /// - Throws: ``ReelError`` `.unsupported` for a camera without focus.
     func focus(atViewX x: Double, y: Double, viewWidth: Double, viewHeight: Double) throws(ReelError) -> Point {
         let device = self.device
@@ -56,7 +56,7 @@ final class DeviceControlPanel: @unchecked Sendable {
         let size = camera.session.frameSize
         let geometry = PreviewGeometry(bounds: Size(width: viewWidth, height: viewHeight),
                                        videoSize: Size(width: Double(size.width), height: Double(size.height)),
-                                       videoGravity: .resizeAspect, device: device)
+                                       videoGravity: .resizeAspect, rotationAngle: camera.previewRotationAngle, device: device)
         let point = geometry.captureDevicePointOfInterest(for: Point(x: x * viewWidth, y: y * viewHeight))
         let clamped = Point(x: min(max(point.x, 0), 1), y: min(max(point.y, 0), 1))
         try device.lockForConfiguration()

@@ -40,6 +40,8 @@ final class LiveCamera: @unchecked Sendable {
     private let caughtUp = NSCondition()
     /// An accelerometer the recordings and photos follow, read by ``followOrientation()``.
     private var orientationSource: (any OrientationSource)?
+    /// How the preview pictures are turned to show upright: as the recordings' display matrix.
+    private var previewTurn: Orientation = .up
 
     /// - Throws: ``ReelError`` naming a camera or microphone ID that does not exist.
     init(cameraID: String?, microphoneID: String?, feed: PreviewFeed) throws(ReelError) {
@@ -80,14 +82,20 @@ final class LiveCamera: @unchecked Sendable {
 
     /// Marks the recordings and photos as taken held `held`: each file output's video
     /// connection gets the `videoOrientation` (a display matrix on movies, EXIF orientation
-    /// on photos; their pictures are not turned). The preview shows the sensor's picture
-    /// as it is. Face up, face down and unknown leave the orientation as it was.
+    /// on photos; their pictures are not turned). The preview is turned the same way, after
+    /// it is scaled down (on the preview's queue, so the camera never waits for the turn), so
+    /// that it shows what the recording will play: upright, as iOS's preview layer does.
+    /// Face up, face down and unknown leave the orientation as it was.
     func hold(_ held: DeviceOrientation) {
         guard let orientation = CaptureVideoOrientation(held) else { return }
         for output in session.outputs where !(output is VideoDataOutput) {
             output.connection(with: .video)?.videoOrientation = orientation
         }
+        lock.withLock { previewTurn = orientation.displayOrientation(mirrored: false) }
     }
+
+    /// The clockwise turn of the preview against the sensor's picture: 0, 90, 180 or 270.
+    var previewRotationAngle: Int { lock.withLock { previewTurn.rotationDegrees } }
 
     /// Follows `source` from now on: ``followOrientation()`` reads it.
     func follow(_ source: any OrientationSource) {
@@ -243,7 +251,9 @@ final class LiveCamera: @unchecked Sendable {
         guard feed.hasViewers, let picture = sample.pixelBuffer else { return }
         let started = DispatchTime.now().uptimeNanoseconds
         do throws(ReelError) {
-            let small = try previewPicture(picture)
+            let turn = lock.withLock { previewTurn }
+            var small = try previewPicture(picture, turned: turn.swapsDimensions)
+            if turn != .up { small = try small.oriented(turn) }
             let jpeg = try ImageFile.data(small, format: .jpeg(quality: Self.previewQuality))
             let rate = max(1, session.frameRate.rounded())
             let index = Int64((sample.presentationTime.seconds * rate).rounded())
@@ -259,10 +269,11 @@ final class LiveCamera: @unchecked Sendable {
         }
     }
 
-    /// The frame fitted inside ``previewBox`` (even sides), or the frame itself when it fits.
-    private func previewPicture(_ picture: PixelBuffer) throws(ReelError) -> PixelBuffer {
-        let scale = min(1, min(Double(Self.previewBox.width) / Double(picture.width),
-                               Double(Self.previewBox.height) / Double(picture.height)))
+    /// The frame fitted inside ``previewBox`` (even sides) once it is `turned` a quarter,
+    /// or the frame itself when it fits.
+    private func previewPicture(_ picture: PixelBuffer, turned: Bool) throws(ReelError) -> PixelBuffer {
+        let box = turned ? (width: Self.previewBox.height, height: Self.previewBox.width) : Self.previewBox
+        let scale = min(1, min(Double(box.width) / Double(picture.width), Double(box.height) / Double(picture.height)))
         guard scale < 1 else { return picture }
         let width = max(2, Int(Double(picture.width) * scale) / 2 * 2), height = max(2, Int(Double(picture.height) * scale) / 2 * 2)
         if previewPool?.width != width || previewPool?.height != height {
