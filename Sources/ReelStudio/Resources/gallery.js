@@ -1,0 +1,79 @@
+"use strict";
+(() => {
+  const { $, api, toast, on, duration, bytes, date, element } = Studio;
+  let items = [];
+  let kind = "all";
+  let pending = null;
+
+  function render() {
+    const shown = items.filter((i) => kind === "all" || i.kind === kind);
+    const photos = items.filter((i) => i.kind === "photo").length, videos = items.length - photos;
+    $("gallery-summary").textContent = `${photos} photo${photos === 1 ? "" : "s"} and ${videos} video${videos === 1 ? "" : "s"}`;
+    $("empty").hidden = shown.length > 0;
+    $("grid").replaceChildren(...shown.map(card));
+  }
+
+  function card(item) {
+    const label = item.kind === "video" ? duration(item.duration) : "Photo";
+    const thumb = element("button", { class: "thumb", type: "button", "aria-label": `Open ${item.name}`, onclick: () => open(item) }, [
+      element("img", { src: item.thumbnail, alt: "", loading: "lazy" }),
+      element("span", { class: "badge", text: label }),
+    ]);
+    const size = item.width ? `${item.width}×${item.height} · ` : "";
+    return element("article", { class: "item", "data-name": item.name, "data-kind": item.kind }, [
+      thumb,
+      element("div", { class: "meta" }, [
+        element("div", { class: "name", text: item.name, title: item.name }),
+        element("div", { class: "sub", text: `${size}${bytes(item.bytes)} · ${date(item.created)}` }),
+      ]),
+      element("div", { class: "row" }, [
+        element("a", { class: "button", href: `${item.url}?download=1`, download: item.name, text: "Download" }),
+        element("button", { type: "button", class: "delete", text: "Delete", onclick: () => confirmDelete(item) }),
+      ]),
+    ]);
+  }
+
+  function open(item) {
+    $("viewer-title").textContent = item.name;
+    const media = item.kind === "video"
+      ? element("video", { src: item.url, controls: true, playsinline: true, autoplay: true, muted: true })
+      : element("img", { src: item.url, alt: item.name });
+    $("viewer-media").replaceChildren(media);
+    $("viewer-download").href = `${item.url}?download=1`;
+    $("viewer-download").setAttribute("download", item.name);
+    $("viewer").showModal();
+  }
+  $("viewer").addEventListener("close", () => $("viewer-media").replaceChildren());
+
+  function confirmDelete(item) {
+    pending = item;
+    $("confirm-name").textContent = item.name;
+    $("confirm").showModal();
+  }
+  $("confirm-delete").addEventListener("click", async () => {
+    $("confirm").close();
+    if (!pending) return;
+    try {
+      items = await api(`/api/library/${encodeURIComponent(pending.name)}`, { method: "DELETE" });
+      toast(`Deleted ${pending.name}`);
+      render();
+    } catch (error) { toast(error.message, "error"); }
+    pending = null;
+  });
+
+  for (const button of document.querySelectorAll(".segmented button")) {
+    button.addEventListener("click", () => {
+      kind = button.dataset.kind;
+      for (const other of document.querySelectorAll(".segmented button")) other.setAttribute("aria-pressed", other === button ? "true" : "false");
+      render();
+    });
+  }
+
+  async function load() {
+    try { items = await api("/api/library"); render(); } catch (error) { toast(error.message, "error"); }
+  }
+  // Another page (a phone, say) took a photo or deleted one: show it here too.
+  let reload = null;
+  on("library", () => { clearTimeout(reload); reload = setTimeout(load, 150); });
+  load();
+})();
