@@ -1,6 +1,6 @@
 "use strict";
 (() => {
-  const { $, api, toast, hideToast, on, duration, element, fill, filterLabel } = Studio;
+  const { $, api, toast, hideToast, on, onOpen, page, duration, element, fill, filterLabel } = Studio;
   let state = null;
   let holding = false;
   let limit = null; // the studio's, from its state
@@ -16,54 +16,109 @@
   });
   startPreview();
 
+  // Every page shows the studio's state: it comes with each answer and as the `state`
+  // event whenever anything changes (here, in another tab, from the command line). It is
+  // drawn in place: a control keeps its element, so keyboard focus stays where it was.
   function render(next) {
+    if (next.status) renderStatus(next.status);
     state = next;
     limit = state.segmentLimit;
-    fill($("camera-select"), state.cameras.map((d) => ({ value: d.id, label: d.name })), state.camera);
-    fill($("mic-select"), state.microphones.map((d) => ({ value: d.id, label: d.name })), state.microphone);
-    fill($("preset-select"), state.presets.map((p) => ({ value: p, label: p === "low" ? "low (480x360)" : p.replace("iFrame", "") })), state.preset);
-    fill($("filter-select"), state.filters.map((f) => ({ value: f, label: filterLabel(f) })), state.filter);
+    choices($("camera-select"), state.cameras.map((d) => ({ value: d.id, label: d.name })), state.camera);
+    choices($("mic-select"), state.microphones.map((d) => ({ value: d.id, label: d.name })), state.microphone);
+    choices($("preset-select"), state.presetChoices.map((p) => ({ value: p.id, label: p.label })), state.preset);
+    choices($("filter-select"), state.filters.map((f) => ({ value: f, label: filterLabel(f) })), state.filter);
     $("hud-filter").textContent = filterLabel(state.filter);
     const single = state.cameras.length < 2;
     $("switch-camera").disabled = single;
     $("switch-reason").hidden = !single;
     $("switch-reason").textContent = single ? "This machine has one camera. To add a clip as a second one, start reel studio with --camera\u00a0file:CLIP.mp4." : "";
     renderControls(state.controls);
-    renderStatus(state.status);
+  }
+
+  // A picker's options are replaced only when they change; its value follows the state.
+  function choices(select, options, current) {
+    const key = JSON.stringify(options);
+    if (select.dataset.options !== key) {
+      fill(select, options, current);
+      select.dataset.options = key;
+    } else if (select.value !== current) {
+      select.value = current;
+    }
   }
 
   function control(id) { return (state && state.controls.find((c) => c.id === id)) || null; }
 
+  // The rows are made once per camera (their kinds and limits); later states only set
+  // values, labels and reasons. A slider being dragged, or with a change on its way,
+  // keeps the value under the finger until the studio has answered.
+  let controlsShape = null;
+  const busy = {};
   function renderControls(controls) {
+    const shown = controls.filter((c) => c.id !== "focus");
+    const shape = JSON.stringify(shown.map((c) => [c.id, c.minimum, c.maximum, c.options]));
     const box = $("controls");
-    box.replaceChildren();
-    for (const c of controls) {
-      if (c.id === "focus") continue;
-      const off = !c.supported;
-      const row = element("div", { class: `control${off ? " off" : ""}`, id: `control-${c.id}` });
-      const head = element("div", { class: "head" }, [element("span", { text: c.label })]);
-      row.append(head);
-      if (c.minimum !== null && c.minimum !== undefined) {
-        const output = element("output", { text: formatValue(c, c.value) });
-        head.append(output);
-        const slider = element("input", { type: "range", min: c.minimum, max: c.maximum, step: c.id === "zoom" ? 0.05 : 1,
-          value: c.value ?? c.minimum, disabled: off, "aria-label": c.label });
-        slider.addEventListener("input", () => { output.textContent = formatValue(c, Number(slider.value)); });
-        slider.addEventListener("change", () => send(c.id, { value: Number(slider.value) }));
-        row.append(slider);
-      } else if (c.options) {
-        const select = element("select", { disabled: off, "aria-label": c.label });
-        fill(select, c.options.map((o) => ({ value: o, label: o[0].toUpperCase() + o.slice(1) })), c.option);
-        select.addEventListener("change", () => send(c.id, { option: select.value }));
-        row.append(select);
-      } else {
-        const toggle = element("button", { type: "button", class: "switch", role: "switch", "aria-label": c.label,
-          "aria-checked": c.value ? "true" : "false", disabled: off });
-        toggle.addEventListener("click", () => send(c.id, { value: toggle.getAttribute("aria-checked") === "true" ? 0 : 1 }));
-        head.append(toggle);
-      }
-      if (off && c.reason) row.append(element("p", { class: "why", text: c.reason }));
-      box.append(row);
+    if (shape !== controlsShape) {
+      const focused = document.activeElement && box.contains(document.activeElement) ? document.activeElement.id : null;
+      box.replaceChildren(...shown.map(makeControl));
+      controlsShape = shape;
+      if (focused && $(focused)) $(focused).focus();
+    }
+    for (const c of shown) updateControl(c);
+  }
+
+  function makeControl(c) {
+    const row = element("div", { class: "control", id: `control-${c.id}` });
+    const name = element("span", { class: "name", id: `control-${c.id}-name` });
+    const head = element("div", { class: "head" }, [name]);
+    row.append(head);
+    if (c.minimum !== null && c.minimum !== undefined) {
+      const output = element("output", { id: `control-${c.id}-output` });
+      head.append(output);
+      const slider = element("input", { type: "range", id: `control-${c.id}-input`, min: c.minimum, max: c.maximum,
+        step: c.id === "zoom" ? 0.05 : 1, value: c.value ?? c.minimum, "aria-labelledby": `control-${c.id}-name` });
+      slider.addEventListener("pointerdown", () => { busy[c.id] = (busy[c.id] || 0) + 1; slider.dataset.dragging = "true"; });
+      const letGo = () => { if (slider.dataset.dragging) { delete slider.dataset.dragging; busy[c.id] -= 1; } };
+      slider.addEventListener("input", () => { output.textContent = formatValue(c, Number(slider.value)); });
+      slider.addEventListener("change", () => { send(c.id, { value: Number(slider.value) }); letGo(); });
+      slider.addEventListener("pointerup", () => setTimeout(letGo, 0));
+      row.append(slider);
+    } else if (c.options) {
+      const select = element("select", { id: `control-${c.id}-input`, "aria-labelledby": `control-${c.id}-name` });
+      fill(select, c.options.map((o) => ({ value: o, label: o[0].toUpperCase() + o.slice(1) })), c.option);
+      select.addEventListener("change", () => send(c.id, { option: select.value }));
+      row.append(select);
+    } else {
+      const toggle = element("button", { type: "button", class: "switch", role: "switch", id: `control-${c.id}-input`,
+        "aria-labelledby": `control-${c.id}-name`, "aria-checked": "false" });
+      toggle.addEventListener("click", () => {
+        const on = toggle.getAttribute("aria-checked") !== "true";
+        toggle.setAttribute("aria-checked", on ? "true" : "false");
+        send(c.id, { value: on ? 1 : 0 });
+      });
+      head.append(toggle);
+    }
+    row.append(element("p", { class: "why", id: `control-${c.id}-why`, hidden: true }));
+    return row;
+  }
+
+  function updateControl(c) {
+    const row = $(`control-${c.id}`), input = $(`control-${c.id}-input`), why = $(`control-${c.id}-why`);
+    if (!row || !input) return;
+    const off = !c.supported;
+    row.classList.toggle("off", off);
+    $(`control-${c.id}-name`).textContent = c.label;
+    input.disabled = off;
+    why.textContent = off && c.reason ? c.reason : "";
+    why.hidden = !(off && c.reason);
+    if (busy[c.id] > 0) return;
+    if (input.type === "range") {
+      const value = c.target ?? c.value ?? c.minimum;
+      if (Number(input.value) !== value) input.value = value;
+      $(`control-${c.id}-output`).textContent = formatValue(c, value);
+    } else if (input.tagName === "SELECT") {
+      if (input.value !== c.option) input.value = c.option;
+    } else {
+      input.setAttribute("aria-checked", c.value ? "true" : "false");
     }
   }
 
@@ -73,8 +128,12 @@
   }
 
   async function send(id, body) {
-    try { render(await api("/api/control", { method: "POST", body: { id, ...body } })); }
-    catch (error) { toast(error.message, "error"); load(); }
+    busy[id] = (busy[id] || 0) + 1;
+    let answer = null;
+    try { answer = await api("/api/control", { method: "POST", body: { id, ...body } }); }
+    catch (error) { toast(error.message, "error"); }
+    busy[id] -= 1;
+    if (answer) render(answer); else load();
   }
 
   function renderStatus(s) {
@@ -85,6 +144,10 @@
     const marks = !limit ? [] : (s.segmentEnds || []).map((end) => element("i", { style: `left: ${Math.min(100, end / limit * 100)}%` }));
     $("segment-marks").replaceChildren(...marks);
     const none = s.segments === 0;
+    // Another page's press is recording: this page's button waits for it.
+    const elsewhere = s.recording && s.recordingPage !== page && !holding;
+    record.disabled = elsewhere;
+    record.setAttribute("aria-label", elsewhere ? "Another page is recording" : "Hold to record");
     $("undo").disabled = none || s.recording;
     $("reset").disabled = none || s.recording;
     $("save").disabled = none || s.recording;
@@ -159,22 +222,40 @@
     button.disabled = false;
   });
 
-  // Hold to record, let go to pause.
+  // Hold to record, let go to pause. Each press has a number: the studio refuses a start
+  // that arrives after its own release, and ends the segment only at this page's release.
   const record = $("record");
+  let press = 0;
+  let pressedAt = 0;
   async function hold(event) {
     if (event) event.preventDefault();
-    if (holding) return;
+    if (holding || record.disabled) return;
     holding = true;
+    press += 1;
+    const mine = press;
+    pressedAt = performance.now();
     record.classList.add("held");
-    try { renderStatus(await api("/api/segments/start", { method: "POST", body: {} })); }
-    catch (error) { toast(error.message, "error"); release(); }
+    try { renderStatus(await api("/api/segments/start", { method: "POST", body: { page, press: mine } })); }
+    catch (error) {
+      // A start refused because its release came first says nothing: the release says it.
+      if (mine !== press || !holding) return;
+      holding = false;
+      record.classList.remove("held");
+      toast(error.message.startsWith("another page") ? "Another page is recording; wait for it to let go." : error.message, "error");
+    }
   }
   async function release() {
     if (!holding) return;
     holding = false;
     record.classList.remove("held");
-    try { renderStatus(await api("/api/segments/pause", { method: "POST", body: {} })); }
-    catch (error) { toast(error.message, "error"); }
+    const held = (performance.now() - pressedAt) / 1000;
+    try {
+      const answer = await api("/api/segments/pause", { method: "POST", body: { page, press } });
+      renderStatus(answer);
+      if (answer.release === "tooShort" || (answer.release === "idle" && held < (state ? state.shortestPress : 0.3))) {
+        toast("Hold to record: keep the button pressed while you film.");
+      }
+    } catch (error) { toast(error.message, "error"); }
   }
   record.addEventListener("pointerdown", (e) => { record.setPointerCapture(e.pointerId); hold(e); });
   record.addEventListener("pointerup", release);
@@ -182,6 +263,13 @@
   record.addEventListener("keydown", (e) => { if ((e.key === " " || e.key === "Enter") && !e.repeat) hold(e); });
   record.addEventListener("keyup", (e) => { if (e.key === " " || e.key === "Enter") release(); });
   record.addEventListener("contextmenu", (e) => e.preventDefault());
+  // Leaving (reload, another page, closing the tab) lets go at once; the studio would also
+  // notice this page's event stream closing.
+  window.addEventListener("pagehide", () => {
+    if (!holding) return;
+    holding = false;
+    api("/api/segments/pause", { method: "POST", body: { page, press, leaving: true }, keepalive: true }).catch(() => {});
+  });
 
   $("undo").addEventListener("click", async () => {
     try { renderStatus(await api("/api/segments/undo", { method: "POST", body: {} })); toast("Removed the last segment"); }
@@ -210,8 +298,12 @@
   $("video-dialog").addEventListener("close", () => $("video-result").pause());
 
   on("status", renderStatus);
-  // At the limit the recorder stops by itself; the page saves as if Save were pressed.
+  on("state", render);
+  onOpen(load);
+  // At the limit the recorder stops by itself; the page that was recording saves as if
+  // Save were pressed (the others leave it to that page).
   on("limit", async (event) => {
+    if (event.page !== page) return;
     holding = false;
     record.classList.remove("held");
     toast(`${event.seconds} seconds: saving your video…`);

@@ -1,6 +1,6 @@
 "use strict";
 (() => {
-  const { $, api, toast, on, duration, element, fill } = Studio;
+  const { $, api, toast, on, onOpen, duration, element, fill } = Studio;
   let videos = [];
   let photos = [];
   let order = [];
@@ -44,6 +44,9 @@
     $("sticker-photo-row").hidden = kind !== "photo";
   }
   $("sticker").addEventListener("change", stickerRows);
+  // A cut has no length to choose.
+  function transitionRows() { $("transition-seconds-row").hidden = $("transition").value === "none"; }
+  $("transition").addEventListener("change", transitionRows);
   $("transition-seconds").addEventListener("input", () => { $("transition-value").textContent = `${$("transition-seconds").value} s`; });
 
   $("export").addEventListener("click", async () => {
@@ -57,6 +60,7 @@
     };
     try {
       running = await api("/api/compose", { method: "POST", body });
+      watching = running.id;
       show(running);
       poll(running.id);
     } catch (error) { toast(error.message, "error"); }
@@ -74,29 +78,66 @@
     }
   }
 
+  // The export is the studio's, not this page's: any page that opens Compose sees the one
+  // under way (its choices, its progress) and the last one's result.
+  let watching = null;
+  let shownResult = null;
   function show(job) {
     $("export-fill").style.width = `${Math.round(job.progress * 100)}%`;
+    $("export-progress").setAttribute("aria-valuenow", `${Math.round(job.progress * 100)}`);
     if (job.state === "exporting") {
+      running = job;
       $("export-status").textContent = `Exporting… ${Math.round(job.progress * 100)}%`;
+      render();
       return;
     }
     running = null;
     if (job.state === "failed") {
       $("export-status").textContent = job.error;
-      toast(job.error, "error");
+      if (watching === job.id) toast(job.error, "error");
     } else if (job.result) {
       $("export-status").textContent = `Done: ${job.result.name}`;
-      $("result").hidden = false;
-      const video = $("result-video");
-      video.src = `${job.result.url}?v=${job.id}`;
-      video.play().catch(() => {});
-      $("result-caption").textContent = `${job.result.name} · ${duration(job.result.duration)} · ${job.result.width}×${job.result.height}`;
-      $("result-download").href = `${job.result.url}?download=1`;
-      load(false);
+      if (shownResult !== job.id) {
+        shownResult = job.id;
+        $("result").hidden = false;
+        const video = $("result-video");
+        // It plays silently where it can be seen; the controls turn the sound on.
+        video.muted = true;
+        video.src = `${job.result.url}?v=${job.id}`;
+        $("result-caption").textContent = `${job.result.name} · ${duration(job.result.duration)} · ${job.result.width}×${job.result.height}`;
+        $("result-download").href = `${job.result.url}?download=1`;
+        if (watching === job.id) {
+          const reveal = () => $("result").scrollIntoView({ block: "center", behavior: "instant" });
+          reveal();
+          // Once the video knows its size the card is taller: bring it into view again.
+          video.addEventListener("loadedmetadata", reveal, { once: true });
+          video.play().catch(() => {});
+        }
+        load(false);
+      }
     }
     render();
   }
-  on("compose", (job) => { if (running && job.id === running.id) show(job); });
+  on("compose", (job) => {
+    if (job.state === "exporting" && watching !== job.id) { watching = job.id; poll(job.id); }
+    show(job);
+  });
+
+  // The choices of the export under way, as its page made them.
+  function restore(request) {
+    if (!request) return;
+    order = request.clips.map((name) => videos.find((v) => v.name === name)).filter(Boolean);
+    const [kind, seconds] = (request.transition || "none").split(":");
+    $("transition").value = kind;
+    if (seconds) { $("transition-seconds").value = seconds; $("transition-value").textContent = `${seconds} s`; }
+    if (request.preset) $("compose-preset").value = request.preset;
+    if (request.sticker) {
+      $("sticker").value = request.sticker.kind;
+      if (request.sticker.text) $("sticker-text").value = request.sticker.text;
+    }
+    stickerRows();
+    transitionRows();
+  }
 
   async function load(options = true) {
     try {
@@ -106,13 +147,18 @@
         fill($("sticker"), choices.stickers.map((s) => ({ value: s, label: stickerLabels[s] || s })), "none");
         fill($("compose-preset"), choices.presets.map((p) => ({ value: p, label: p })), "1280x720");
         stickerRows();
+        transitionRows();
       }
       const items = await api("/api/library");
       videos = items.filter((i) => i.kind === "video");
       photos = items.filter((i) => i.kind === "photo");
       order = order.filter((o) => videos.some((v) => v.name === o.name));
+      const job = (await api("/api/state")).compose;
+      if (job && job.state === "exporting" && !running) { restore(job.request); watching = job.id; show(job); poll(job.id); }
+      else if (job) show(job);
       render();
     } catch (error) { toast(error.message, "error"); }
   }
+  onOpen(() => load(false));
   load();
 })();

@@ -1,6 +1,8 @@
 "use strict";
 const Studio = (() => {
   const $ = (id) => document.getElementById(id);
+  // This page's own ID: the studio knows which page holds a recording, and lets it go when the page goes.
+  const page = [...crypto.getRandomValues(new Uint8Array(12))].map((b) => b.toString(16).padStart(2, "0")).join("");
 
   async function api(path, options = {}) {
     const init = { method: options.method || "GET", headers: {} };
@@ -8,7 +10,14 @@ const Studio = (() => {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(options.body);
     }
-    const response = await fetch(path, init);
+    if (options.keepalive) init.keepalive = true;
+    let response;
+    try { response = await fetch(path, init); }
+    catch (_) {
+      const error = new Error("The studio is not answering. Is reel studio still running? This page reconnects by itself.");
+      error.status = 0;
+      throw error;
+    }
     let data = null;
     try { data = await response.json(); } catch (_) { data = null; }
     if (!response.ok) {
@@ -36,16 +45,25 @@ const Studio = (() => {
   }
 
   const handlers = {};
+  const openers = [];
   let source = null;
   function on(event, handler) {
     (handlers[event] = handlers[event] || []).push(handler);
     if (source) source.addEventListener(event, (e) => handler(JSON.parse(e.data)));
   }
+  // Called each time the event stream (re)opens: the page fetches the state it may have missed.
+  function onOpen(handler) { openers.push(handler); }
+  let live = false;
   function connect() {
     const pill = $("connection");
-    source = new EventSource("/api/events");
-    source.onopen = () => { pill.textContent = "Live"; pill.className = "pill live"; };
-    source.onerror = () => { pill.textContent = "Reconnecting…"; pill.className = "pill lost"; };
+    source = new EventSource(`/api/events?page=${page}`);
+    source.onopen = () => {
+      pill.textContent = "Live"; pill.className = "pill live";
+      document.body.dataset.live = "true";
+      if (live) for (const handler of openers) handler();
+      live = true;
+    };
+    source.onerror = () => { pill.textContent = "Reconnecting…"; pill.className = "pill lost"; document.body.dataset.live = "false"; };
     for (const [event, list] of Object.entries(handlers)) {
       for (const handler of list) source.addEventListener(event, (e) => handler(JSON.parse(e.data)));
     }
@@ -88,5 +106,5 @@ const Studio = (() => {
   const filterLabel = (name) => name === "none" ? "No filter" : name.replace(/^PhotoEffect/, "").replace(/([a-z])([A-Z])/g, "$1 $2");
 
   document.addEventListener("DOMContentLoaded", () => { closeButtons(); connect(); });
-  return { $, api, toast, hideToast, on, duration, bytes, date, element, fill, filterLabel };
+  return { $, api, toast, hideToast, on, onOpen, page, duration, bytes, date, element, fill, filterLabel };
 })();

@@ -1,0 +1,350 @@
+#!/usr/bin/python3
+"""Reel Studio 2.0's browser checks (issue 18): one truth for every page, a recording that
+belongs to its press, exports that outlive their page. Two pages are two headless
+Chromium browsers, as two people (or a phone and a laptop) would have them.
+
+Usage: studio2.py SCENARIO BASE_URL [ARGUMENTS...]
+
+Scenarios (each prints one JSON object on its last line):
+  zoom BASE          drags the zoom slider to 3x and then keys it left (defect 1)
+  keys BASE          two arrow-key presses on the ISO slider: focus stays, both reach the camera (defect 2)
+  twotabs BASE       a filter and the torch chosen in one page show in the other (defect 5)
+  taps BASE N        N quick taps on record (defect 3)
+  reload BASE        reloads the page mid-recording, then records again (defect 4)
+  steal BASE         another page presses and lets go while this one records (defect 7)
+  limit BASE         holds past the limit with a second page open (defect 6)
+  export BASE A B    exports A and B at phone size, leaves Compose, comes back (defects 8, 9)
+  screens BASE DIR   camera, recording, review, gallery and compose at 320, 390 and 1366 px wide
+
+Runs Debian's chromium through /usr/bin/chromedriver, so nothing is downloaded.
+"""
+import json
+import os
+import pathlib
+import sys
+import time
+import urllib.request
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from studio import browser, size, wait, wait_for_preview  # noqa: E402
+
+BASE = ""
+
+
+def get(path):
+    with urllib.request.urlopen(BASE + path, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def post(path, body):
+    request = urllib.request.Request(BASE + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=20) as response:
+        return json.loads(response.read())
+
+
+def camera(driver):
+    driver.get(BASE + "/")
+    wait_for_preview(driver)
+    wait(driver, "return document.getElementById('filter-select').options.length > 1 &&"
+                 " document.querySelectorAll('#controls input[type=range]').length > 0")
+    time.sleep(0.3)
+
+
+def slider(driver, label):
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#controls .control')].find(r => r.querySelector('.head span').textContent"
+        " .startsWith(arguments[0])).querySelector('input[type=range]')", label)
+
+
+def control(cid):
+    return next(c for c in get("/api/state")["controls"] if c["id"] == cid)
+
+
+def toasts(driver):
+    return driver.execute_script("return window.reelToasts || []")
+
+
+TOAST_WATCH = """
+window.reelToasts = [];
+new MutationObserver(() => { const t = document.getElementById('toast');
+  if (t.className.includes('show')) window.reelToasts.push(t.textContent); })
+  .observe(document.getElementById('toast'), {attributes: true, childList: true, characterData: true, subtree: true});
+"""
+
+
+def zoom(driver):
+    camera(driver)
+    knob = slider(driver, "Zoom")
+    width = knob.size["width"]
+    # A drag from the left end to the right end, as a finger would.
+    ActionChains(driver).move_to_element_with_offset(knob, -width // 2 + 4, 0).click_and_hold() \
+        .move_by_offset(width // 2, 0).move_by_offset(width // 2 - 6, 0).release().perform()
+    time.sleep(1.5)
+    after_drag = {"slider": float(knob.get_attribute("value")), "camera": control("zoom")["value"],
+                  "output": driver.execute_script("return arguments[0].closest('.control').querySelector('output').textContent", knob)}
+    focused = driver.execute_script("return document.activeElement === arguments[0]", knob)
+    for _ in range(4):
+        ActionChains(driver).send_keys(Keys.ARROW_LEFT).perform()
+        time.sleep(0.15)
+    time.sleep(1.5)
+    after_keys = {"slider": float(knob.get_attribute("value")), "camera": control("zoom")["value"]}
+    return {"afterDrag": after_drag, "focusedAfterDrag": focused, "afterKeys": after_keys}
+
+
+def keys(driver):
+    camera(driver)
+    knob = slider(driver, "ISO")
+    driver.execute_script("arguments[0].focus(); window.reelIso = arguments[0];", knob)
+    start = control("iso")["value"]
+    ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+    time.sleep(1.0)
+    first = control("iso")["value"]
+    kept = driver.execute_script("return document.activeElement === window.reelIso")
+    ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+    time.sleep(1.0)
+    second = control("iso")["value"]
+    kept_again = driver.execute_script("return document.activeElement === window.reelIso")
+    return {"iso": [start, first, second], "focusKept": [kept, kept_again],
+            "active": driver.execute_script("return document.activeElement.tagName + '#' + document.activeElement.id")}
+
+
+def twotabs(a, b):
+    camera(a)
+    camera(b)
+    Select(a.find_element(By.ID, "filter-select")).select_by_value("PhotoEffectMono")
+    chosen = time.time()
+    shown = wait(b, "return document.getElementById('hud-filter').textContent === 'Mono' &&"
+                    " document.getElementById('filter-select').value === 'PhotoEffectMono'", timeout=5, step=0.01)
+    filter_seconds = time.time() - chosen
+    torch = a.execute_script("return [...document.querySelectorAll('#controls .control')].find(r => r.querySelector('.head span')"
+                             ".textContent === 'Torch').querySelector('button.switch')")
+    torch.click()
+    clicked = time.time()
+    lit = wait(b, "const r = [...document.querySelectorAll('#controls .control')].find(r => r.querySelector('.head span')"
+                  ".textContent === 'Torch'); return r.querySelector('button.switch').getAttribute('aria-checked') === 'true'",
+               timeout=5, step=0.01)
+    torch_seconds = time.time() - clicked
+    # A change from outside any page (the API, as another program would) shows in both.
+    post("/api/preset", {"id": "640x480"})
+    posted = time.time()
+    preset = wait(b, "return document.getElementById('preset-select').value === '640x480'", timeout=5, step=0.01) and \
+        wait(a, "return document.getElementById('preset-select').value === '640x480'", timeout=5, step=0.01)
+    preset_seconds = time.time() - posted
+    return {"filterShown": bool(shown), "filterSeconds": filter_seconds, "torchShown": bool(lit), "torchSeconds": torch_seconds,
+            "presetShown": bool(preset), "presetSeconds": preset_seconds, "camera": get("/api/state")["filter"]}
+
+
+def taps(driver, count):
+    camera(driver)
+    driver.execute_script(TOAST_WATCH)
+    button = driver.find_element(By.ID, "record")
+    for _ in range(count):
+        ActionChains(driver).click(button).perform()
+        time.sleep(0.25)
+    time.sleep(1.5)
+    return {"status": get("/api/status"), "toasts": toasts(driver)}
+
+
+def hold(driver, seconds):
+    button = driver.find_element(By.ID, "record")
+    ActionChains(driver).click_and_hold(button).perform()
+    time.sleep(seconds)
+    ActionChains(driver).release(button).perform()
+
+
+def reload(driver):
+    camera(driver)
+    button = driver.find_element(By.ID, "record")
+    ActionChains(driver).click_and_hold(button).perform()
+    pressed = time.time()
+    time.sleep(1.0)
+    before = get("/api/status")["recording"]
+    reloaded = time.time()
+    held_before = reloaded - pressed
+    driver.execute_script("location.reload()")
+    stopped = None
+    while time.time() - reloaded < 3:
+        if not get("/api/status")["recording"]:
+            stopped = time.time() - reloaded
+            break
+        time.sleep(0.02)
+    ActionChains(driver).reset_actions()
+    camera(driver)
+    hold(driver, 1.0)
+    time.sleep(0.5)
+    after = get("/api/status")
+    time.sleep(2.0)
+    later = get("/api/status")
+    return {"recordingBefore": before, "stoppedAfter": stopped, "heldBeforeReload": held_before, "after": after, "later": later}
+
+
+def steal(a, b):
+    camera(a)
+    camera(b)
+    button = a.find_element(By.ID, "record")
+    ActionChains(a).click_and_hold(button).perform()
+    time.sleep(0.8)
+    other = b.find_element(By.ID, "record")
+    b_disabled = other.get_attribute("disabled") is not None
+    # The other page's press and release: its button as a person would, then its own
+    # script's requests (as a page whose button was not yet switched off would send them).
+    ActionChains(b).click_and_hold(other).perform()
+    time.sleep(0.6)
+    ActionChains(b).release(other).perform()
+    b.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const page = window.Studio && Studio.page;
+        const post = (path) => fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                            body: JSON.stringify({page, press: 99})});
+        post('/api/segments/start').then(() => new Promise((r) => setTimeout(r, 600)))
+          .then(() => post('/api/segments/pause')).then(() => done(), () => done());
+    """)
+    time.sleep(2.5)
+    during = get("/api/status")
+    held_look = a.execute_script("return document.getElementById('record').classList.contains('held')")
+    ActionChains(a).release(button).perform()
+    released = time.time()
+    stopped = None
+    while time.time() - released < 5:
+        if not get("/api/status")["recording"]:
+            stopped = time.time() - released
+            break
+        time.sleep(0.05)
+    return {"otherButtonDisabled": b_disabled, "during": during, "stillLooksHeld": held_look, "stoppedAfterRelease": stopped,
+            "after": get("/api/status")}
+
+
+def limit(a, b):
+    post("/api/preset", {"id": "640x480"})
+    camera(a)
+    camera(b)
+    for d in (a, b):
+        d.execute_script(TOAST_WATCH)
+    limit_seconds = get("/api/state")["segmentLimit"]
+    button = a.find_element(By.ID, "record")
+    ActionChains(a).click_and_hold(button).perform()
+    time.sleep(limit_seconds + 1.0)
+    review = wait(a, "const d = document.getElementById('video-dialog'); const v = document.getElementById('video-result');"
+                     "return d.open && v.readyState >= 1 ? v.duration : null", timeout=30)
+    ActionChains(a).release(button).perform()
+    time.sleep(1.5)
+    other = b.execute_script("return document.getElementById('video-dialog').open")
+    return {"review": review, "otherReview": other, "toastsA": toasts(a), "toastsB": toasts(b), "status": get("/api/status"),
+            "library": [i["name"] for i in get("/api/library")]}
+
+
+def export(driver, names):
+    size(driver, 390, 844, True)
+    driver.get(BASE + "/compose")
+    wait(driver, "return document.querySelectorAll('#clip-list .clip').length >= 2")
+    for name in names:
+        driver.execute_script("[...document.querySelectorAll('#clip-list .clip')].find(c => c.dataset.name === arguments[0])"
+                              ".querySelector('button.add').click();", name)
+    Select(driver.find_element(By.ID, "compose-preset")).select_by_value("1920x1080")
+    driver.find_element(By.ID, "export").click()
+    time.sleep(0.8)
+    driver.get(BASE + "/gallery")
+    time.sleep(0.8)
+    driver.get(BASE + "/compose")
+    back = wait(driver, "return document.querySelectorAll('#clip-list .clip').length >= 2", timeout=10)
+    time.sleep(0.8)
+    seen = {"status": driver.find_element(By.ID, "export-status").text,
+            "order": driver.execute_script("return [...document.querySelectorAll('#order .clip')].map(c => c.dataset.name)"),
+            "exportDisabled": driver.find_element(By.ID, "export").get_attribute("disabled") is not None,
+            "job": get("/api/compose/job")["state"]}
+    result = wait(driver, "const v = document.getElementById('result-video');"
+                          "return !document.getElementById('result').hidden && v.readyState >= 1 ? v.src : null", timeout=90)
+    time.sleep(1.5)
+    shown = driver.execute_script("""
+        const r = document.getElementById('result').getBoundingClientRect(); const v = document.getElementById('result-video');
+        return {top: r.top, bottom: r.bottom, viewport: innerHeight, paused: v.paused, muted: v.muted, currentTime: v.currentTime,
+                status: document.getElementById('export-status').textContent};
+    """)
+    return {"back": bool(back), "seen": seen, "result": result, "shown": shown}
+
+
+def screens(driver, folder):
+    folder = pathlib.Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+
+    def shot(name):
+        path = folder / name
+        driver.save_screenshot(str(path))
+        written.append(str(path))
+
+    for width, height, mobile in ((320, 640, True), (390, 844, True), (1366, 900, False)):
+        size(driver, width, height, mobile)
+        camera(driver)
+        shot(f"v2-camera-{width}.png")
+        button = driver.find_element(By.ID, "record")
+        ActionChains(driver).click_and_hold(button).perform()
+        time.sleep(1.2)
+        shot(f"v2-recording-{width}.png")
+        ActionChains(driver).release(button).perform()
+        wait(driver, "return !document.getElementById('save').disabled", timeout=5)
+        driver.find_element(By.ID, "save").click()
+        wait(driver, "const v = document.getElementById('video-result');"
+                     "return document.getElementById('video-dialog').open && v.readyState >= 3", timeout=30)
+        time.sleep(0.5)
+        shot(f"v2-review-{width}.png")
+        driver.execute_script("document.getElementById('video-dialog').close()")
+        driver.get(BASE + "/gallery")
+        wait(driver, "return document.getElementById('gallery-summary').textContent !== 'Loading…' &&"
+                     " [...document.querySelectorAll('#grid img')].every(i => i.complete)")
+        time.sleep(0.5)
+        shot(f"v2-gallery-{width}.png")
+        driver.get(BASE + "/compose")
+        wait(driver, "return document.getElementById('transition').options.length > 0 &&"
+                     " [...document.querySelectorAll('#clip-list img')].every(i => i.complete)")
+        driver.execute_script("for (const b of document.querySelectorAll('#clip-list button.add')) b.click();")
+        time.sleep(0.5)
+        shot(f"v2-compose-{width}.png")
+        overflow = driver.execute_script("return document.documentElement.scrollWidth - innerWidth")
+        written.append(f"overflow-{width}:{overflow}")
+    return {"screenshots": [w for w in written if not w.startswith("overflow")],
+            "overflow": {w.split(":")[0]: int(w.split(":")[1]) for w in written if w.startswith("overflow")}}
+
+
+def main():
+    global BASE
+    scenario, BASE = sys.argv[1], sys.argv[2].rstrip("/")
+    rest = sys.argv[3:]
+    two = scenario in ("twotabs", "steal", "limit")
+    drivers = [browser(1366, 900)] + ([browser(1366, 900)] if two else [])
+    try:
+        if scenario == "zoom":
+            result = zoom(drivers[0])
+        elif scenario == "keys":
+            result = keys(drivers[0])
+        elif scenario == "twotabs":
+            result = twotabs(*drivers)
+        elif scenario == "taps":
+            result = taps(drivers[0], int(rest[0]))
+        elif scenario == "reload":
+            result = reload(drivers[0])
+        elif scenario == "steal":
+            result = steal(*drivers)
+        elif scenario == "limit":
+            result = limit(*drivers)
+        elif scenario == "export":
+            result = export(drivers[0], rest)
+        elif scenario == "screens":
+            result = screens(drivers[0], rest[0])
+        else:
+            raise SystemExit(f"studio2.py: unknown scenario '{scenario}'")
+        result["consoleErrors"] = [e["message"] for d in drivers for e in d.get_log("browser") if e.get("level") == "SEVERE"]
+        print(json.dumps(result))
+    finally:
+        for d in drivers:
+            d.quit()
+
+
+if __name__ == "__main__":
+    main()
