@@ -140,3 +140,87 @@ struct StudioTwoPageTests {
         #expect(shown["muted"] as? Bool == true || shown["paused"] as? Bool == true, "no sound unasked: \(shown)")
     }
 }
+
+/// Reel Studio 2.0's words, layouts and accessibility basics (issue 18, defects 10-15).
+@Suite(.serialized, .disabled(if: Sanitizer.slowsRealTime, "the pages run against live capture; a sanitizer build cannot keep its pace"))
+struct StudioPageLayoutTests {
+    /// Defect 11: at 320 px (and 250) every camera button is on screen and no page scrolls sideways.
+    @Test func narrowScreensReflow() throws {
+        guard BrowserPlayer.available else { return }
+        let studio = try StudioProcess(arguments: ["--mic", "none"], library: try StudioPageTests.makeLibrary())
+        let result = try StudioTwoPageTests.run("narrow", studio)
+        for width in ["320", "250"] {
+            let page = try #require(result[width] as? [String: Any])
+            let buttons = try #require(page["buttons"] as? [String: [String: Any]])
+            for (id, box) in buttons { #expect(box["inside"] as? Bool == true, "\(width) px: \(id) at \(box)") }
+            #expect(page["scroll"] as? Int == 0, "\(width) px scrolls sideways: \(page)")
+            #expect(result["gallery-\(width)"] as? Int == 0 && result["compose-\(width)"] as? Int == 0, "\(result)")
+        }
+    }
+
+    /// Defect 10: the compose rows at 390 px keep their names readable, clear of the buttons.
+    @Test func phoneComposeRowsDoNotOverlap() throws {
+        guard BrowserPlayer.available else { return }
+        let studio = try StudioProcess(arguments: ["--mic", "none"], library: try StudioPageTests.makeLibrary())
+        let rows = try #require(try StudioTwoPageTests.run("phonecompose", studio)["rows"] as? [[String: Any]])
+        #expect(rows.count == 4)
+        for row in rows {
+            #expect((row["nameWidth"] as? Double ?? 0) >= 100 && row["overlaps"] as? Bool == false, "\(row)")
+        }
+    }
+
+    /// Defects 12 and 13: presets say what they record at most; slow motion says it changed the preset.
+    @Test func presetsAndSlowMotionSayWhatTheyDo() throws {
+        guard BrowserPlayer.available else { return }
+        let studio = try StudioProcess(arguments: ["--mic", "none"])
+        let result = try StudioTwoPageTests.run("words", studio)
+        let labels = try #require(result["labels"] as? [String])
+        #expect(labels.first == "Up to 1080p" && labels.allSatisfy { $0.contains("up to") || $0.hasPrefix("Up to") }, "\(labels)")
+        let toasts = try #require(result["toasts"] as? [String])
+        #expect(toasts.contains { $0.hasPrefix("Slow motion on") && $0.contains("preset is now up to 480p") }, "\(toasts)")
+        #expect(result["presetShown"] as? String == "Up to 480p")
+    }
+
+    /// Defect 14: with the studio gone, a photo and the picture say so in words.
+    @Test func aStudioThatStoppedIsSaidInWords() throws {
+        guard BrowserPlayer.available else { return }
+        let studio = try StudioProcess(arguments: ["--mic", "none"])
+        let result = try StudioTwoPageTests.run("gone", studio, [String(studio.process.processIdentifier)])
+        let toasts = try #require(result["toasts"] as? [String])
+        #expect(toasts.contains { $0.hasPrefix("The studio is not answering") } && !toasts.contains("Failed to fetch"), "\(toasts)")
+        #expect((result["previewMessage"] as? String)?.hasPrefix("The studio is not answering") == true, "\(result)")
+    }
+
+    /// Defect 15: the picture has a role, developer figures wait behind Details, recording is
+    /// announced, focus returns to the shutter, the export bar is a progressbar, Cut has no length.
+    @Test func accessibilityBasics() throws {
+        guard BrowserPlayer.available else { return }
+        let studio = try StudioProcess(arguments: ["--mic", "none"])
+        let result = try StudioTwoPageTests.run("a11y", studio)
+        #expect(result["viewfinderRole"] as? String == "region" && result["viewfinderName"] as? String != nil)
+        #expect(result["figuresVisible"] as? Bool == false && result["detailsOpen"] as? Bool == false, "\(result)")
+        #expect(result["announcedWhileRecording"] as? String == "Recording")
+        #expect((result["announcedAfter"] as? String)?.hasPrefix("Paused: 0:0") == true, "\(result)")
+        #expect(result["focusAfterPhoto"] as? String == "photo")
+        #expect(result["exportBarRole"] as? String == "progressbar")
+        #expect(result["lengthShownForCut"] as? Bool == false)
+        #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "\(result)")
+    }
+
+    /// Screenshots of camera, recording, review, gallery and compose at 320, 390 and 1366 px
+    /// in `.build/artifacts/studio` (`v2-PAGE-WIDTH.png`), for a person to look at.
+    @Test func screenshotsAtThreeWidths() throws {
+        guard BrowserPlayer.available else { return }
+        let studio = try StudioProcess(arguments: ["--mic", "none"], library: try StudioPageTests.makeLibrary())
+        let result = try StudioTwoPageTests.run("screens", studio, [StudioBrowser.artifacts.path], timeout: 240)
+        let shots = try #require(result["screenshots"] as? [String])
+        #expect(shots.count == 15)
+        for shot in shots {
+            let data = try Data(contentsOf: URL(fileURLWithPath: shot))
+            #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]) && data.count > 10_000, "\(shot)")
+        }
+        let overflow = try #require(result["overflow"] as? [String: Int])
+        #expect(overflow.values.allSatisfy { $0 == 0 }, "\(overflow)")
+        #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "\(result)")
+    }
+}

@@ -14,6 +14,11 @@ Scenarios (each prints one JSON object on its last line):
   steal BASE         another page presses and lets go while this one records (defect 7)
   limit BASE         holds past the limit with a second page open (defect 6)
   export BASE A B    exports A and B at phone size, leaves Compose, comes back (defects 8, 9)
+  narrow BASE        the camera's buttons and every page at 320 and 250 px wide (defect 11)
+  phonecompose BASE  the compose rows at 390 px (defect 10)
+  words BASE         the preset labels, and what turning slow motion on says (defects 12, 13)
+  gone BASE PID      stops the studio (PID) under the page: what a photo and the picture say (defect 14)
+  a11y BASE          roles, announcements, focus after the photo dialog, Cut's length (defect 15)
   screens BASE DIR   camera, recording, review, gallery and compose at 320, 390 and 1366 px wide
 
 Runs Debian's chromium through /usr/bin/chromedriver, so nothing is downloaded.
@@ -269,6 +274,98 @@ def export(driver, names):
     return {"back": bool(back), "seen": seen, "result": result, "shown": shown}
 
 
+def narrow(driver):
+    """Every camera button on screen and no sideways scrolling, at 320 and 250 px (WCAG 1.4.10)."""
+    found = {}
+    for width, height in ((320, 640), (250, 600)):
+        size(driver, width, height, True)
+        camera(driver)
+        found[str(width)] = driver.execute_script("""
+            const out = {scroll: document.documentElement.scrollWidth - innerWidth, buttons: {}};
+            for (const id of ['undo', 'reset', 'photo', 'record', 'save']) {
+              const r = document.getElementById(id).getBoundingClientRect();
+              out.buttons[id] = {left: r.left, right: r.right, inside: r.left >= 0 && r.right <= innerWidth};
+            }
+            return out;""")
+        for page in ("gallery", "compose"):
+            driver.get(BASE + "/" + page)
+            time.sleep(1.0)
+            found[f"{page}-{width}"] = driver.execute_script("return document.documentElement.scrollWidth - innerWidth")
+    return found
+
+
+def phonecompose(driver):
+    size(driver, 390, 844, True)
+    driver.get(BASE + "/compose")
+    wait(driver, "return document.querySelectorAll('#clip-list .clip').length >= 2")
+    driver.execute_script("for (const b of document.querySelectorAll('#clip-list button.add')) b.click();")
+    time.sleep(0.5)
+    rows = driver.execute_script("""
+        const overlap = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+        return [...document.querySelectorAll('#order .clip, #clip-list .clip')].map(row => {
+          const name = row.querySelector('.name').getBoundingClientRect(), sub = row.querySelector('.sub').getBoundingClientRect();
+          const buttons = row.querySelector('.buttons').getBoundingClientRect();
+          return {name: row.dataset.name, nameWidth: name.width, subWidth: sub.width,
+                  overlaps: overlap(name, buttons) || overlap(sub, buttons), right: buttons.right, width: innerWidth};
+        });""")
+    return {"rows": rows}
+
+
+def words(driver):
+    camera(driver)
+    driver.execute_script(TOAST_WATCH)
+    labels = driver.execute_script("return [...document.getElementById('preset-select').options].map(o => o.textContent)")
+    toggle = driver.execute_script("return [...document.querySelectorAll('#controls .control')].find(r => r.querySelector('.head span')"
+                                   ".textContent.startsWith('Slow motion')).querySelector('button.switch')")
+    toggle.click()
+    time.sleep(2.0)
+    preset = driver.execute_script("return document.getElementById('preset-select').selectedOptions[0].textContent")
+    return {"labels": labels, "toasts": toasts(driver), "presetShown": preset}
+
+
+def gone(driver, pid):
+    """The studio stops under an open page: what the photo button and the picture say."""
+    camera(driver)
+    driver.execute_script(TOAST_WATCH)
+    os.kill(int(pid), 2)
+    time.sleep(2.5)
+    driver.find_element(By.ID, "photo").click()
+    time.sleep(1.0)
+    message = wait(driver, "const m = document.getElementById('preview-message'); return !m.hidden ? m.textContent : null", timeout=5)
+    return {"toasts": toasts(driver), "previewMessage": message}
+
+
+def a11y(driver):
+    camera(driver)
+    found = driver.execute_script("""
+        const v = document.getElementById('viewfinder'); const line = document.getElementById('status-line');
+        return {viewfinderRole: v.getAttribute('role'), viewfinderName: v.getAttribute('aria-label'),
+                figuresVisible: line.checkVisibility(), detailsOpen: document.getElementById('details').open,
+                statusLine: line.textContent};""")
+    button = driver.find_element(By.ID, "record")
+    ActionChains(driver).click_and_hold(button).perform()
+    found["announcedWhileRecording"] = wait(driver, "const t = document.getElementById('announce').textContent; return t || null", timeout=3)
+    time.sleep(0.8)
+    ActionChains(driver).release(button).perform()
+    found["announcedAfter"] = wait(driver, "const t = document.getElementById('announce').textContent;"
+                                           " return t.startsWith('Paused') ? t : null", timeout=4)
+    driver.find_element(By.ID, "photo").click()
+    wait(driver, "return document.getElementById('photo-dialog').open", timeout=10)
+    time.sleep(0.3)
+    driver.find_element(By.CSS_SELECTOR, "#photo-dialog [data-close]").click()
+    time.sleep(0.3)
+    found["focusAfterPhoto"] = driver.execute_script("return document.activeElement.id")
+    driver.get(BASE + "/compose")
+    wait(driver, "return document.getElementById('transition').options.length > 0")
+    Select(driver.find_element(By.ID, "transition")).select_by_value("none")
+    time.sleep(0.2)
+    found["lengthShownForCut"] = driver.execute_script("const s = document.getElementById('transition-seconds');"
+                                                       " return s.offsetParent !== null")
+    found["exportBarRole"] = driver.execute_script("const f = document.getElementById('export-fill');"
+                                                   " return (f.closest('[role]') || {getAttribute: () => null}).getAttribute('role')")
+    return found
+
+
 def screens(driver, folder):
     folder = pathlib.Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -302,10 +399,17 @@ def screens(driver, folder):
         shot(f"v2-gallery-{width}.png")
         driver.get(BASE + "/compose")
         wait(driver, "return document.getElementById('transition').options.length > 0 &&"
+                     " document.querySelectorAll('#clip-list .clip').length > 0 &&"
                      " [...document.querySelectorAll('#clip-list img')].every(i => i.complete)")
-        driver.execute_script("for (const b of document.querySelectorAll('#clip-list button.add')) b.click();")
+        driver.execute_script("for (const b of [...document.querySelectorAll('#clip-list button.add')].slice(0, 3)) b.click();")
         time.sleep(0.5)
+        if mobile:
+            # The whole page, as a phone would scroll through it.
+            tall = driver.execute_script("return Math.max(document.documentElement.scrollHeight, innerHeight)")
+            size(driver, width, min(int(tall), 3000), True)
+            time.sleep(0.3)
         shot(f"v2-compose-{width}.png")
+        size(driver, width, height, mobile)
         overflow = driver.execute_script("return document.documentElement.scrollWidth - innerWidth")
         written.append(f"overflow-{width}:{overflow}")
     return {"screenshots": [w for w in written if not w.startswith("overflow")],
@@ -335,6 +439,16 @@ def main():
             result = limit(*drivers)
         elif scenario == "export":
             result = export(drivers[0], rest)
+        elif scenario == "narrow":
+            result = narrow(drivers[0])
+        elif scenario == "phonecompose":
+            result = phonecompose(drivers[0])
+        elif scenario == "words":
+            result = words(drivers[0])
+        elif scenario == "gone":
+            result = gone(drivers[0], rest[0])
+        elif scenario == "a11y":
+            result = a11y(drivers[0])
         elif scenario == "screens":
             result = screens(drivers[0], rest[0])
         else:

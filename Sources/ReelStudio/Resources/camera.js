@@ -9,7 +9,12 @@
   const preview = $("preview");
   function startPreview() { preview.src = `/api/preview.mjpg?t=${Date.now()}`; }
   // A multipart picture fires no load event per part, so look for the first picture.
-  setInterval(() => { $("preview-message").hidden = preview.naturalWidth > 0; }, 500);
+  // With the studio gone, say so rather than wait for a camera.
+  setInterval(() => {
+    const lost = document.body.dataset.live === "false";
+    $("preview-message").textContent = lost ? "The studio is not answering: reconnecting…" : "Waiting for the camera…";
+    $("preview-message").hidden = preview.naturalWidth > 0 && !lost;
+  }, 500);
   preview.addEventListener("error", () => {
     $("preview-message").hidden = false;
     setTimeout(startPreview, 1500);
@@ -134,8 +139,16 @@
     catch (error) { toast(error.message, "error"); }
     busy[id] -= 1;
     if (answer) render(answer); else load();
+    // Slow motion takes the fastest format's size: say so instead of switching the preset silently.
+    if (answer && id === "slowMotion") {
+      const preset = answer.presetChoices.find((p) => p.id === answer.preset);
+      const label = preset ? preset.label.replace(/^Up to/, "up to") : answer.preset;
+      toast(body.value ? `Slow motion on: the preset is now ${label}, the size its fastest frame rate allows` :
+        `Slow motion off: the preset is back to ${label}`);
+    }
   }
 
+  let wasRecording = null;
   function renderStatus(s) {
     if (!s) return;
     $("rec-time").textContent = duration(s.recordedSeconds);
@@ -153,9 +166,15 @@
     $("save").disabled = none || s.recording;
     const parts = [`${Math.round(s.frameRate)} fps`, `${s.width}×${s.height}`, `${s.droppedFrames} dropped`,
       `preview ${s.previewFrames} frames, ${s.encodeMilliseconds.toFixed(1)} ms each`];
-    const line = $("status-line");
-    line.replaceChildren(parts.join(" · "));
-    for (const message of s.errors || []) line.append(" · ", element("span", { class: "bad", text: message }));
+    // The figures are for developers, behind Details; errors are for everyone.
+    $("status-line").textContent = parts.join(" · ");
+    $("status-errors").textContent = (s.errors || []).join(" · ");
+    $("status-errors").hidden = !(s.errors || []).length;
+    // Recording starts and stops are announced to screen readers.
+    if (wasRecording !== null && wasRecording !== s.recording) {
+      $("announce").textContent = s.recording ? "Recording" : `Paused: ${duration(s.recordedSeconds)} recorded`;
+    }
+    wasRecording = s.recording;
   }
 
   async function load() {
@@ -295,7 +314,9 @@
     button.disabled = false;
   }
   $("save").addEventListener("click", saveVideo);
-  $("video-dialog").addEventListener("close", () => $("video-result").pause());
+  $("video-dialog").addEventListener("close", () => { $("video-result").pause(); record.focus(); });
+  // Closing the photo dialog returns to the shutter.
+  $("photo-dialog").addEventListener("close", () => $("photo").focus());
 
   on("status", renderStatus);
   on("state", render);

@@ -13,6 +13,14 @@
     $("grid").replaceChildren(...shown.map(card));
   }
 
+  // A title a person reads at a glance: "Video · 0:05 · 20:36"; the file's name stays in the tooltip and the viewer.
+  function title(item) {
+    const time = new Date(item.created * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    if (item.kind !== "video") return `Photo · ${time}`;
+    const seconds = Math.round(item.duration || 0);
+    return `Video · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} · ${time}`;
+  }
+
   function card(item) {
     const label = item.kind === "video" ? duration(item.duration) : "Photo";
     const thumb = element("button", { class: "thumb", type: "button", "aria-label": `Open ${item.name}`, onclick: () => open(item) }, [
@@ -23,7 +31,7 @@
     return element("article", { class: "item", "data-name": item.name, "data-kind": item.kind }, [
       thumb,
       element("div", { class: "meta" }, [
-        element("div", { class: "name", text: item.name, title: item.name }),
+        element("div", { class: "name", text: title(item), title: item.name }),
         element("div", { class: "sub", text: `${size}${bytes(item.bytes)} · ${date(item.created)}` }),
       ]),
       element("div", { class: "row" }, [
