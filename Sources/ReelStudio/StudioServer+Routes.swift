@@ -128,6 +128,19 @@ extension StudioServer {
             }
         case ("GET", "library"):
             return StudioResponse.json(library.items())
+        case ("POST", "library/restore"):
+            let body: Choice
+            switch Self.decode(Choice.self, request, example: #"{"id": "Reel Photo 2026-01-01 12.00.00.jpg"}"#) {
+            case .success(let decoded): body = decoded
+            case .failure(let refusal): return refusal.response
+            }
+            do throws(ReelError) {
+                try library.restore(named: body.id)
+                events.publish("library", ["added": body.id])
+                return StudioResponse.json(library.items())
+            } catch {
+                return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 404)
+            }
         case ("GET", "compose"):
             return StudioResponse.json(ComposeOptions())
         case ("POST", "compose"):

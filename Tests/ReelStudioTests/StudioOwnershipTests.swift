@@ -68,4 +68,21 @@ import Testing
         let words = String(decoding: save.body, as: UTF8.self)
         #expect(save.status == 409 && words.contains("nothing recorded") && !words.contains("/"), "\(words)")
     }
+
+    /// The gallery's undo: a deleted item is put back once; a name never deleted, or a path, is 404.
+    @Test func aDeleteIsPutBackOnce() throws {
+        let library = try StudioPageTests.makeLibrary()
+        let studio = try StudioProcess(arguments: ["--mic", "none"], library: library)
+        let port = studio.port
+        let delete = ["DELETE /api/library/Photo.jpg HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: close"]
+            .joined(separator: "\r\n") + "\r\n\r\n"
+        #expect(try RawHTTP.send(delete, port: port).status == 200)
+        #expect(!FileManager.default.fileExists(atPath: library.appendingPathComponent("Photo.jpg").path))
+        let restored = try RawHTTP.post("/api/library/restore", body: #"{"id": "Photo.jpg"}"#, port: port)
+        #expect(restored.status == 200 && String(decoding: restored.body, as: UTF8.self).contains(#""name":"Photo.jpg""#))
+        #expect(FileManager.default.fileExists(atPath: library.appendingPathComponent("Photo.jpg").path))
+        let again = try RawHTTP.post("/api/library/restore", body: #"{"id": "Photo.jpg"}"#, port: port)
+        #expect(again.status == 404 && String(decoding: again.body, as: UTF8.self).contains("no deleted item"))
+        #expect(try RawHTTP.post("/api/library/restore", body: #"{"id": "../Photo.jpg"}"#, port: port).status == 404)
+    }
 }

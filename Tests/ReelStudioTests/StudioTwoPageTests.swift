@@ -207,6 +207,23 @@ struct StudioPageLayoutTests {
         #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "\(result)")
     }
 
+    /// Deliver 5: readable titles, a viewer with previous/next (buttons, keys, a swipe), and a delete undone.
+    @Test func theGalleryStepsThroughItemsAndUndoesADelete() throws {
+        guard BrowserPlayer.available else { return }
+        let library = try StudioPageTests.makeLibrary()
+        let studio = try StudioProcess(arguments: ["--mic", "none"], library: library)
+        let result = try StudioTwoPageTests.run("gallery", studio)
+        let names = try #require(result["names"] as? [String])
+        let titles = try #require(result["titles"] as? [String])
+        #expect(titles.count == 3 && titles.allSatisfy { $0.hasPrefix("Video · 0:02 · ") || $0.hasPrefix("Photo · ") }, "\(titles)")
+        // Open the first, Next, Previous, the right arrow key, a swipe to the left.
+        #expect(result["seen"] as? [String] == [names[0], names[1], names[0], names[1], names[2]], "\(result)")
+        #expect((result["position"] as? String)?.hasPrefix("3 of 3") == true)
+        #expect(result["undoOffered"] as? Bool == true && result["goneAfterDelete"] as? Bool == true)
+        #expect(result["backInGrid"] as? Bool == true && result["backInLibrary"] as? Bool == true, "\(result)")
+        #expect(FileManager.default.fileExists(atPath: library.appendingPathComponent(names[0]).path))
+    }
+
     /// Screenshots of camera, recording, review, gallery and compose at 320, 390 and 1366 px
     /// in `.build/artifacts/studio` (`v2-PAGE-WIDTH.png`), for a person to look at.
     @Test func screenshotsAtThreeWidths() throws {

@@ -19,6 +19,7 @@ Scenarios (each prints one JSON object on its last line):
   words BASE         the preset labels, and what turning slow motion on says (defects 12, 13)
   gone BASE PID      stops the studio (PID) under the page: what a photo and the picture say (defect 14)
   a11y BASE          roles, announcements, focus after the photo dialog, Cut's length (defect 15)
+  gallery BASE       the viewer's previous/next, keys and swipe; a delete undone (Deliver 5)
   screens BASE DIR   camera, recording, review, gallery and compose at 320, 390 and 1366 px wide
 
 Runs Debian's chromium through /usr/bin/chromedriver, so nothing is downloaded.
@@ -366,6 +367,43 @@ def a11y(driver):
     return found
 
 
+def gallery(driver):
+    """The viewer's previous/next (buttons, keys, a swipe), and a delete undone (Deliver 5)."""
+    driver.get(BASE + "/gallery")
+    wait(driver, "return document.querySelectorAll('article.item').length >= 3")
+    names = driver.execute_script("return [...document.querySelectorAll('article.item')].map(a => a.dataset.name)")
+    titles = driver.execute_script("return [...document.querySelectorAll('article.item .name')].map(n => n.textContent)")
+    driver.execute_script("document.querySelector('article.item .thumb').click()")
+    wait(driver, "return document.getElementById('viewer').open")
+    title = lambda: driver.find_element(By.ID, "viewer-title").text  # noqa: E731
+    seen = [title()]
+    driver.find_element(By.ID, "viewer-next").click()
+    seen.append(title())
+    driver.find_element(By.ID, "viewer-previous").click()
+    seen.append(title())
+    ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+    seen.append(title())
+    driver.execute_script("""
+        const m = document.getElementById('viewer-media');
+        m.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true, clientX: 300}));
+        m.dispatchEvent(new PointerEvent('pointerup', {bubbles: true, clientX: 120}));""")
+    seen.append(title())
+    position = driver.find_element(By.ID, "viewer-position").text
+    driver.find_element(By.CSS_SELECTOR, "#viewer [data-close]").click()
+    victim = names[0]
+    driver.execute_script("[...document.querySelectorAll('article.item')].find(a => a.dataset.name === arguments[0])"
+                          ".querySelector('button.delete').click()", victim)
+    wait(driver, "return document.getElementById('confirm').open")
+    driver.find_element(By.ID, "confirm-delete").click()
+    offered = wait(driver, "return !document.getElementById('undo-bar').hidden", timeout=5)
+    gone = victim not in [i["name"] for i in get("/api/library")]
+    driver.find_element(By.ID, "undo-delete").click()
+    back = wait(driver, "return [...document.querySelectorAll('article.item')].some(a => a.dataset.name === arguments[0])"
+                .replace("arguments[0]", json.dumps(victim)), timeout=5)
+    return {"names": names, "titles": titles, "seen": seen, "position": position, "undoOffered": bool(offered),
+            "goneAfterDelete": gone, "backInGrid": bool(back), "backInLibrary": victim in [i["name"] for i in get("/api/library")]}
+
+
 def screens(driver, folder):
     folder = pathlib.Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -449,6 +487,8 @@ def main():
             result = gone(drivers[0], rest[0])
         elif scenario == "a11y":
             result = a11y(drivers[0])
+        elif scenario == "gallery":
+            result = gallery(drivers[0])
         elif scenario == "screens":
             result = screens(drivers[0], rest[0])
         else:

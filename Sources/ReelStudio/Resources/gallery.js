@@ -41,7 +41,15 @@
     ]);
   }
 
+  // The viewer steps through the items shown: buttons, arrow keys, or a swipe.
+  let viewing = -1;
+  function shown() { return items.filter((i) => kind === "all" || i.kind === kind); }
   function open(item) {
+    const list = shown();
+    viewing = list.findIndex((i) => i.name === item.name);
+    $("viewer-position").textContent = `${viewing + 1} of ${list.length} · ${title(item)}`;
+    $("viewer-previous").disabled = viewing <= 0;
+    $("viewer-next").disabled = viewing >= list.length - 1;
     $("viewer-title").textContent = item.name;
     const media = item.kind === "video"
       ? element("video", { src: item.url, controls: true, playsinline: true, autoplay: true, muted: true })
@@ -49,8 +57,33 @@
     $("viewer-media").replaceChildren(media);
     $("viewer-download").href = `${item.url}?download=1`;
     $("viewer-download").setAttribute("download", item.name);
-    $("viewer").showModal();
+    if (!$("viewer").open) $("viewer").showModal();
   }
+  function step(by) {
+    const list = shown();
+    const next = list[viewing + by];
+    if (next) open(next);
+  }
+  $("viewer-previous").addEventListener("click", () => step(-1));
+  $("viewer-next").addEventListener("click", () => step(1));
+  document.addEventListener("keydown", (e) => {
+    if (!$("viewer").open || e.target.tagName === "VIDEO") return;
+    if (e.key === "ArrowLeft") { e.preventDefault(); step(-1); }
+    if (e.key === "ArrowRight") { e.preventDefault(); step(1); }
+  });
+  let swipeX = null;
+  $("viewer-media").addEventListener("pointerdown", (e) => { swipeX = e.clientX; });
+  $("viewer-media").addEventListener("pointerup", (e) => {
+    if (swipeX === null) return;
+    const dx = e.clientX - swipeX;
+    swipeX = null;
+    if (Math.abs(dx) > 50) step(dx < 0 ? 1 : -1);
+  });
+  $("viewer-delete").addEventListener("click", () => {
+    const item = shown()[viewing];
+    $("viewer").close();
+    if (item) confirmDelete(item);
+  });
   $("viewer").addEventListener("close", () => $("viewer-media").replaceChildren());
 
   function confirmDelete(item) {
@@ -63,10 +96,31 @@
     if (!pending) return;
     try {
       items = await api(`/api/library/${encodeURIComponent(pending.name)}`, { method: "DELETE" });
-      toast(`Deleted ${pending.name}`);
+      offerUndo(pending.name);
       render();
     } catch (error) { toast(error.message, "error"); }
     pending = null;
+  });
+
+  // A delete can be undone for a while (until the studio restarts, the file waits in the trash).
+  let undoing = null;
+  let undoTimer = null;
+  function offerUndo(name) {
+    undoing = name;
+    $("undo-text").textContent = `Deleted ${name}`;
+    $("undo-bar").hidden = false;
+    clearTimeout(undoTimer);
+    undoTimer = setTimeout(() => { $("undo-bar").hidden = true; }, 10000);
+  }
+  $("undo-delete").addEventListener("click", async () => {
+    if (!undoing) return;
+    try {
+      items = await api("/api/library/restore", { method: "POST", body: { id: undoing } });
+      toast(`Put back ${undoing}`);
+      render();
+    } catch (error) { toast(error.message, "error"); }
+    undoing = null;
+    $("undo-bar").hidden = true;
   });
 
   for (const button of document.querySelectorAll(".segmented button")) {
