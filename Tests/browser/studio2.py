@@ -120,30 +120,43 @@ def keys(driver):
             "active": driver.execute_script("return document.activeElement.tagName + '#' + document.activeElement.id")}
 
 
+WATCH_SHOWN = """
+window.reelShown = {};
+const mark = (key, test) => new MutationObserver(() => { if (!window.reelShown[key] && test()) window.reelShown[key] = Date.now(); })
+  .observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+mark('filter', () => document.getElementById('hud-filter').textContent === 'Mono');
+mark('torch', () => document.getElementById('control-torch-input').getAttribute('aria-checked') === 'true');
+mark('preset', () => document.getElementById('preset-select').value === '640x480');
+mark('zoom', () => document.getElementById('control-zoom-output').textContent === '2.0×');
+"""
+
+
 def twotabs(a, b):
+    """Changes in page A (and through the API) and when page B shows them, both by the machine's clock."""
     camera(a)
     camera(b)
+    b.execute_script(WATCH_SHOWN)
+    a.execute_script("""window.reelDone = {};
+        document.getElementById('filter-select').addEventListener('change', () => { window.reelDone.filter = Date.now(); });
+        document.getElementById('control-torch-input').addEventListener('click', () => { window.reelDone.torch = Date.now(); });
+        document.querySelector(".chip[data-zoom='2']").addEventListener('click', () => { window.reelDone.zoom = Date.now(); });""")
     Select(a.find_element(By.ID, "filter-select")).select_by_value("PhotoEffectMono")
-    chosen = time.time()
-    shown = wait(b, "return document.getElementById('hud-filter').textContent === 'Mono' &&"
-                    " document.getElementById('filter-select').value === 'PhotoEffectMono'", timeout=5, step=0.01)
-    filter_seconds = time.time() - chosen
-    torch = a.execute_script("return [...document.querySelectorAll('#controls .control')].find(r => r.querySelector('.head span')"
-                             ".textContent === 'Torch').querySelector('button.switch')")
-    torch.click()
-    clicked = time.time()
-    lit = wait(b, "const r = [...document.querySelectorAll('#controls .control')].find(r => r.querySelector('.head span')"
-                  ".textContent === 'Torch'); return r.querySelector('button.switch').getAttribute('aria-checked') === 'true'",
-               timeout=5, step=0.01)
-    torch_seconds = time.time() - clicked
+    wait(b, "return window.reelShown.filter", timeout=5, step=0.02)
+    a.find_element(By.ID, "control-torch-input").click()
+    wait(b, "return window.reelShown.torch", timeout=5, step=0.02)
     # A change from outside any page (the API, as another program would) shows in both.
+    posted = time.time() * 1000
     post("/api/preset", {"id": "640x480"})
-    posted = time.time()
-    preset = wait(b, "return document.getElementById('preset-select').value === '640x480'", timeout=5, step=0.01) and \
-        wait(a, "return document.getElementById('preset-select').value === '640x480'", timeout=5, step=0.01)
-    preset_seconds = time.time() - posted
-    return {"filterShown": bool(shown), "filterSeconds": filter_seconds, "torchShown": bool(lit), "torchSeconds": torch_seconds,
-            "presetShown": bool(preset), "presetSeconds": preset_seconds, "camera": get("/api/state")["filter"]}
+    wait(b, "return window.reelShown.preset", timeout=5, step=0.02)
+    # The 2x chip on one page's picture: the other page's zoom slider follows.
+    a.find_element(By.CSS_SELECTOR, ".chip[data-zoom='2']").click()
+    wait(b, "return window.reelShown.zoom", timeout=5, step=0.02)
+    done = a.execute_script("return window.reelDone")
+    done["preset"] = posted
+    shown = b.execute_script("return window.reelShown")
+    delays = {key: (shown[key] - done[key]) / 1000 if key in shown and key in done else None for key in ("filter", "torch", "preset", "zoom")}
+    return {"delays": delays, "camera": get("/api/state")["filter"],
+            "chipPressed": b.execute_script("return document.querySelector(\".chip[data-zoom='2']\").getAttribute('aria-pressed')")}
 
 
 def taps(driver, count):

@@ -38,6 +38,7 @@
     $("switch-reason").hidden = !single;
     $("switch-reason").textContent = single ? "This machine has one camera. To add a clip as a second one, start reel studio with --camera\u00a0file:CLIP.mp4." : "";
     renderControls(state.controls);
+    renderChips();
   }
 
   // A picker's options are replaced only when they change; its value follows the state.
@@ -202,6 +203,35 @@
   });
 
   // Tap to focus and expose: the point is sent as 0…1 of the picture shown.
+  // Chips on the picture: zoom steps and the torch, drawn from the same state as the controls.
+  for (const chip of document.querySelectorAll(".chip[data-zoom]")) {
+    chip.addEventListener("click", (e) => { e.stopPropagation(); send("zoom", { value: Number(chip.dataset.zoom) }); });
+  }
+  $("torch-chip").addEventListener("click", (e) => {
+    e.stopPropagation();
+    send("torch", { value: $("torch-chip").getAttribute("aria-pressed") === "true" ? 0 : 1 });
+  });
+  function renderChips() {
+    const zoom = control("zoom"), torch = control("torch");
+    const factor = zoom ? (zoom.target ?? zoom.value ?? 1) : 1;
+    for (const chip of document.querySelectorAll(".chip[data-zoom]")) {
+      chip.hidden = !zoom || !zoom.supported || Number(chip.dataset.zoom) > zoom.maximum;
+      chip.setAttribute("aria-pressed", Math.abs(factor - Number(chip.dataset.zoom)) < 0.05 ? "true" : "false");
+    }
+    $("torch-chip").hidden = !torch || !torch.supported;
+    $("torch-chip").setAttribute("aria-pressed", torch && torch.value ? "true" : "false");
+  }
+  // The last shot's thumbnail leads to the gallery.
+  async function lastShot() {
+    try {
+      const items = await api("/api/library");
+      $("last-shot").hidden = items.length === 0;
+      if (items.length) { $("last-shot-image").src = items[0].thumbnail; $("last-shot").title = items[0].name; }
+    } catch (_) { /* the gallery button still leads there */ }
+  }
+  on("library", lastShot);
+  lastShot();
+
   $("viewfinder").addEventListener("click", async (event) => {
     const box = preview.getBoundingClientRect();
     const natural = preview.naturalWidth && preview.naturalHeight ? preview.naturalWidth / preview.naturalHeight : 16 / 9;
