@@ -166,7 +166,11 @@ def taps(driver, count):
     for _ in range(count):
         ActionChains(driver).click(button).perform()
         time.sleep(0.25)
-    time.sleep(1.5)
+    # The studio settles (a loaded machine finishes a segment's file late), then is judged.
+    deadline = time.time() + 10
+    while time.time() < deadline and get("/api/status")["recording"]:
+        time.sleep(0.1)
+    time.sleep(0.5)
     return {"status": get("/api/status"), "toasts": toasts(driver)}
 
 
@@ -188,7 +192,7 @@ def reload(driver):
     held_before = reloaded - pressed
     driver.execute_script("location.reload()")
     stopped = None
-    while time.time() - reloaded < 3:
+    while time.time() - reloaded < 10:
         if not get("/api/status")["recording"]:
             stopped = time.time() - reloaded
             break
@@ -198,6 +202,9 @@ def reload(driver):
     hold(driver, 1.0)
     time.sleep(0.5)
     after = get("/api/status")
+    deadline = time.time() + 10
+    while time.time() < deadline and get("/api/status")["recording"]:
+        time.sleep(0.1)
     time.sleep(2.0)
     later = get("/api/status")
     return {"recordingBefore": before, "stoppedAfter": stopped, "heldBeforeReload": held_before, "after": after, "later": later}
