@@ -88,7 +88,7 @@ extension StudioServer {
             }
         case ("POST", "segments/pause"):
             let press = Self.press(request)
-            let release = shortVideo.pause(page: press.page, press: press.number, leaving: press.leaving == true)
+            let release = shortVideo.pause(page: press.page, press: press.number, held: press.held, leaving: press.leaving == true)
             publishState()
             return StudioResponse.json(Released(release: release, status: status()))
         case ("POST", "segments/undo"):
@@ -230,12 +230,15 @@ extension StudioServer {
         var press: Int?
         /// The page is going away (its `pagehide`): stop at once.
         var leaving: Bool?
+        /// Seconds the button was down, as the page measured it (from its input events).
+        var held: Double?
         var number: Int? { press }
     }
 
     static func press(_ request: HTTPRequest) -> Press {
         guard let press = try? JSONDecoder().decode(Press.self, from: request.body) else { return Press() }
-        return Press(page: press.page.flatMap(pageID), press: press.press, leaving: press.leaving)
+        return Press(page: press.page.flatMap(pageID), press: press.press, leaving: press.leaving,
+                     held: press.held.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil })
     }
 
     /// A page's ID as it names itself: 1 to 64 letters, digits, `-` and `_`; nil otherwise.

@@ -146,9 +146,11 @@ final class ShortVideoDesk: @unchecked Sendable {
     /// - Parameters:
     ///   - page: the page letting go (nil for an API client): only the one that pressed ends the segment.
     ///   - press: the press's number, so that a start still on its way is refused.
+    ///   - held: how long the button was down as the page measured it; a tap is judged by it when
+    ///     given (on a busy machine, a tap's requests can arrive further apart than it lasted).
     ///   - leaving: the page is going away: stop at once, without waiting for the capture to catch up.
     @discardableResult
-    func pause(page: String? = nil, press: Int? = nil, leaving: Bool = false) -> Release {
+    func pause(page: String? = nil, press: Int? = nil, held pageHeld: Double? = nil, leaving: Bool = false) -> Release {
         let releasedAt = DispatchTime.now().uptimeNanoseconds
         if let page, let press {
             lock.withLock { released[page] = max(released[page] ?? press, press) }
@@ -159,7 +161,7 @@ final class ShortVideoDesk: @unchecked Sendable {
         let (pressed, before, current, count) = lock.withLock { (pressedAt, recordedBefore, owner, segmentsBefore) }
         guard current == (page ?? "") else { return .notYours }
         let held = Double(releasedAt &- pressed) / 1e9
-        if held < Self.shortestPress {
+        if (pageHeld ?? held) < Self.shortestPress {
             lock.withLock { discardedAt = DispatchTime.now().uptimeNanoseconds }
             recorder.pauseSegment()
             if recorder.segments.count > count { recorder.removeLastSegment() }

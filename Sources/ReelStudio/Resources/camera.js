@@ -282,7 +282,8 @@
     holding = true;
     press += 1;
     const mine = press;
-    pressedAt = performance.now();
+    // The input's own time: a busy page may run this handler late.
+    pressedAt = event && event.timeStamp ? event.timeStamp : performance.now();
     record.classList.add("held");
     try { renderStatus(await api("/api/segments/start", { method: "POST", body: { page, press: mine } })); }
     catch (error) {
@@ -293,13 +294,14 @@
       toast(error.message.startsWith("another page") ? "Another page is recording; wait for it to let go." : error.message, "error");
     }
   }
-  async function release() {
+  async function release(event) {
     if (!holding) return;
     holding = false;
     record.classList.remove("held");
-    const held = (performance.now() - pressedAt) / 1000;
+    const held = ((event && event.timeStamp ? event.timeStamp : performance.now()) - pressedAt) / 1000;
     try {
-      const answer = await api("/api/segments/pause", { method: "POST", body: { page, press } });
+      // How long the button was down, as the page saw it, decides a tap (requests may arrive late).
+      const answer = await api("/api/segments/pause", { method: "POST", body: { page, press, held } });
       renderStatus(answer);
       if (answer.release === "tooShort" || (answer.release === "idle" && held < (state ? state.shortestPress : 0.3))) {
         toast("Hold to record: keep the button pressed while you film.");
