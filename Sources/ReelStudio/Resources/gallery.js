@@ -17,7 +17,7 @@
   function title(item) {
     const time = new Date(item.created * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
     if (item.kind !== "video") return `Photo · ${time}`;
-    const seconds = Math.round(item.duration || 0);
+    const seconds = Math.floor(item.duration || 0);
     return `Video · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} · ${time}`;
   }
 
