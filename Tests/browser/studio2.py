@@ -31,6 +31,7 @@ import sys
 import time
 import urllib.request
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -92,14 +93,20 @@ def zoom(driver):
     ActionChains(driver).move_to_element_with_offset(knob, -width // 2 + 4, 0).click_and_hold() \
         .move_by_offset(width // 2, 0).move_by_offset(width // 2 - 6, 0).release().perform()
     time.sleep(1.5)
-    after_drag = {"slider": float(knob.get_attribute("value")), "camera": control("zoom")["value"],
-                  "output": driver.execute_script("return arguments[0].closest('.control').querySelector('output').textContent", knob)}
-    focused = driver.execute_script("return document.activeElement === arguments[0]", knob)
+    # The zoom slider as the page shows it now (a page that rebuilt its controls has a new one).
+    shown = slider(driver, "Zoom")
+    try:
+        same = driver.execute_script("return arguments[0].isConnected", knob)
+    except StaleElementReferenceException:
+        same = False
+    after_drag = {"slider": float(shown.get_attribute("value")), "camera": control("zoom")["value"], "sameElement": same,
+                  "output": driver.execute_script("return arguments[0].closest('.control').querySelector('output').textContent", shown)}
+    focused = driver.execute_script("return document.activeElement === arguments[0]", shown)
     for _ in range(4):
         ActionChains(driver).send_keys(Keys.ARROW_LEFT).perform()
         time.sleep(0.15)
     time.sleep(1.5)
-    after_keys = {"slider": float(knob.get_attribute("value")), "camera": control("zoom")["value"]}
+    after_keys = {"slider": float(slider(driver, "Zoom").get_attribute("value")), "camera": control("zoom")["value"]}
     return {"afterDrag": after_drag, "focusedAfterDrag": focused, "afterKeys": after_keys}
 
 
