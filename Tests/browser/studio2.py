@@ -441,7 +441,8 @@ def screens(driver, folder):
         driver.save_screenshot(str(path))
         written.append(str(path))
 
-    for width, height, mobile in ((320, 640, True), (390, 844, True), (1366, 900, False)):
+    # Desktop first: going from phone emulation back to a desktop-sized page hung Chromium's renderer.
+    for width, height, mobile in ((1366, 900, False), (390, 844, True), (320, 640, True)):
         size(driver, width, height, mobile)
         camera(driver)
         shot(f"v2-camera-{width}.png")
@@ -474,6 +475,9 @@ def screens(driver, folder):
             size(driver, width, min(int(tall), 3000), True)
             time.sleep(0.3)
         shot(f"v2-compose-{width}.png")
+        # Leave the page before the next width's emulation (Chromium's renderer hung on the
+        # way from the tall phone compose page to a desktop-sized camera page otherwise).
+        driver.get("about:blank")
         size(driver, width, height, mobile)
         overflow = driver.execute_script("return document.documentElement.scrollWidth - innerWidth")
         written.append(f"overflow-{width}:{overflow}")
