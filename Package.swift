@@ -78,8 +78,12 @@ let package = Package(
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture",
                                                 "ReelStudio", "ReelPlayback", "ReelSDL"],
                 swiftSettings: strict),
+        // The pages are real files in Sources/ReelStudio/Resources, compiled into the binary.
         .target(name: "ReelStudio", dependencies: ["ReelCore", "ReelAsset", "ReelFilters", "ReelComposition", "ReelCapture",
-                                                   "ReelHTTP"], swiftSettings: strict),
+                                                   "ReelHTTP"],
+                resources: ["page.html", "camera.html", "gallery.html", "compose.html", "studio.css", "studio.js", "camera.js",
+                            "gallery.js", "compose.js", "favicon.svg"].map { .embedInCode("Resources/\($0)") },
+                swiftSettings: strict),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"], swiftSettings: strict),
         // The seed app's CompositionViewController, ported call by call.
         .executableTarget(name: "SeedComposition", dependencies: ["ReelAsset", "ReelComposition", "ReelCore"],

@@ -48,7 +48,8 @@ extension StudioServer {
             response.setHeader("Cache-Control", "no-store")
             return response
         case ("GET", "events"):
-            var response = HTTPResponse(status: 200, body: .stream(events.makeStream()))
+            let page = request.query["page"].flatMap(Self.pageID)
+            var response = HTTPResponse(status: 200, body: .stream(events.makeStream(page: page)))
             response.setHeader("Content-Type", "text/event-stream")
             response.setHeader("Cache-Control", "no-store")
             return response
@@ -77,15 +78,19 @@ extension StudioServer {
                 return StudioResponse.error(error, status: 500)
             }
         case ("POST", "segments/start"):
+            let press = Self.press(request)
             do throws(ReelError) {
-                try shortVideo.start()
+                try shortVideo.start(page: press.page, press: press.number)
+                publishState()
                 return StudioResponse.json(status())
             } catch {
                 return StudioResponse.error(error, status: 409)
             }
         case ("POST", "segments/pause"):
-            shortVideo.pause()
-            return StudioResponse.json(status())
+            let press = Self.press(request)
+            let release = shortVideo.pause(page: press.page, press: press.number, held: press.held, leaving: press.leaving == true)
+            publishState()
+            return StudioResponse.json(Released(release: release, status: status()))
         case ("POST", "segments/undo"):
             do throws(ReelError) {
                 try shortVideo.undo()
@@ -100,6 +105,7 @@ extension StudioServer {
             do throws(ReelError) {
                 let item = try shortVideo.save()
                 events.publish("library", ["added": item.name])
+                events.publish("saved", ["name": item.name])
                 return StudioResponse.json(Saved(item: item, status: status()))
             } catch {
                 return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 500)
@@ -122,6 +128,19 @@ extension StudioServer {
             }
         case ("GET", "library"):
             return StudioResponse.json(library.items())
+        case ("POST", "library/restore"):
+            let body: Choice
+            switch Self.decode(Choice.self, request, example: #"{"id": "Reel Photo 2026-01-01 12.00.00.jpg"}"#) {
+            case .success(let decoded): body = decoded
+            case .failure(let refusal): return refusal.response
+            }
+            do throws(ReelError) {
+                try library.restore(named: body.id)
+                events.publish("library", ["added": body.id])
+                return StudioResponse.json(library.items())
+            } catch {
+                return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 404)
+            }
         case ("GET", "compose"):
             return StudioResponse.json(ComposeOptions())
         case ("POST", "compose"):
@@ -131,7 +150,9 @@ extension StudioServer {
             case .failure(let refusal): return refusal.response
             }
             do throws(ReelError) {
-                return StudioResponse.json(try compose.start(body), status: 202)
+                let job = try compose.start(body)
+                publishState()
+                return StudioResponse.json(job, status: 202)
             } catch {
                 return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 400)
             }
@@ -188,6 +209,46 @@ extension StudioServer {
         var status: StudioStatus
     }
 
+    /// The answer to a release: the status after it, with `release` saying what it did.
+    struct Released: Encodable {
+        var release: ShortVideoDesk.Release
+        var status: StudioStatus
+
+        private enum Keys: String, CodingKey { case release }
+
+        func encode(to encoder: any Encoder) throws {
+            try status.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(release, forKey: .release)
+        }
+    }
+
+    /// The page's ID and the press's number from a start or pause body (`{"page": ID, "press": N}`);
+    /// both nil for an API client's empty body.
+    struct Press: Decodable {
+        var page: String?
+        var press: Int?
+        /// The page is going away (its `pagehide`): stop at once.
+        var leaving: Bool?
+        /// Seconds the button was down, as the page measured it (from its input events).
+        var held: Double?
+        var number: Int? { press }
+    }
+
+    static func press(_ request: HTTPRequest) -> Press {
+        guard let press = try? JSONDecoder().decode(Press.self, from: request.body) else { return Press() }
+        return Press(page: press.page.flatMap(pageID), press: press.press, leaving: press.leaving,
+                     held: press.held.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil })
+    }
+
+    /// A page's ID as it names itself: 1 to 64 letters, digits, `-` and `_`; nil otherwise.
+    static func pageID(_ text: String) -> String? {
+        guard (1...64).contains(text.count),
+              text.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "_" })
+        else { return nil }
+        return text
+    }
+
     /// Decodes the body as `Body`, runs `change`, and answers with the new state (400 with the reason when it fails).
     private func command<Body: Decodable>(_ request: HTTPRequest, _ change: (Body) throws(ReelError) -> Void) -> HTTPResponse {
         let body: Body
@@ -197,6 +258,7 @@ extension StudioServer {
         }
         do throws(ReelError) {
             try change(body)
+            publishState()
             return StudioResponse.json(state())
         } catch {
             return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 400)
@@ -246,14 +308,18 @@ extension StudioServer {
 
     func state() -> StudioState {
         let camera = self.camera
+        let presets = camera.presets
         return StudioState(
             cameras: camera.cameras.map { StudioState.Device(id: $0.uniqueID, name: $0.localizedName) },
             microphones: camera.microphones.map { StudioState.Device(id: $0.uniqueID, name: $0.localizedName) }
                 + [StudioState.Device(id: "none", name: "No sound")],
             camera: camera.currentCamera.uniqueID, microphone: camera.currentMicrophone?.uniqueID ?? "none",
-            presets: camera.presets.map(\.rawValue), preset: camera.session.sessionPreset.rawValue,
+            presets: presets.map(\.rawValue),
+            presetChoices: presets.map { StudioState.Preset(id: $0.rawValue, label: LiveCamera.label(of: $0)) },
+            preset: camera.session.sessionPreset.rawValue,
             filters: ["none"] + LiveCamera.filterNames, filter: camera.filterName,
-            controls: panel.controls(), focus: panel.focus, segmentLimit: ShortVideoDesk.limitSeconds, status: status())
+            controls: panel.controls(), focus: panel.focus, segmentLimit: ShortVideoDesk.limitSeconds,
+            shortestPress: ShortVideoDesk.shortestPress, compose: compose.current, status: status())
     }
 
     func status() -> StudioStatus {
@@ -266,7 +332,8 @@ extension StudioServer {
                             previewFrames: statistics.previewFrames,
                             previewDrops: statistics.previewDrops, previewViewers: feed.viewers,
                             encodeMilliseconds: statistics.encodeMilliseconds, previewFrameIndex: feed.current?.frameIndex,
-                            recording: short.recording, recordedSeconds: short.recordedSeconds, segments: short.segments,
+                            recording: short.recording, recordingPage: short.recordingPage,
+                            recordedSeconds: short.recordedSeconds, segments: short.segments,
                             segmentEnds: short.segmentEnds, progress: short.progress,
                             errors: recentErrors + [statistics.lastError].compactMap { $0 })
     }

@@ -29,6 +29,10 @@ public final class StudioServer: @unchecked Sendable {
     private let lock = NSLock()
     private var ticker: (any DispatchSourceTimer)?
     private var errors: [String] = []
+    /// The state last pushed to the pages, to push only changes; one push at a time.
+    private let pushing = NSLock()
+    private var pushed: Data?
+    private var ticks = 0
 
     /// Opens the devices and the library; nothing listens until ``start()``.
     /// - Throws: ``ReelError`` naming a device that does not exist or a library folder that cannot be made.
@@ -50,6 +54,12 @@ public final class StudioServer: @unchecked Sendable {
         } else if let held = configuration.heldOrientation {
             camera.hold(held)
         }
+        // A page that goes away mid-recording (closed, reloaded, lost) lets go of its press.
+        events.onPageLeft { [weak self] page in
+            guard let self else { return }
+            shortVideo.pageLeft(page)
+            publishState()
+        }
     }
 
     deinit { stop() }
@@ -67,8 +77,8 @@ public final class StudioServer: @unchecked Sendable {
         lock.withLock { http = server }
         camera.start()
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "reel.studio.status"))
-        timer.schedule(deadline: .now() + 0.25, repeating: 0.25)
-        timer.setEventHandler { [weak self] in self?.publishStatus() }
+        timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
+        timer.setEventHandler { [weak self] in self?.tick() }
         timer.resume()
         lock.withLock { ticker = timer }
     }
@@ -119,8 +129,25 @@ public final class StudioServer: @unchecked Sendable {
 
     var recentErrors: [String] { lock.withLock { errors } }
 
-    private func publishStatus() {
+    /// Ten times a second: the state to every page when it has changed (a zoom ramp, a
+    /// change from the command line or another page), and the status line five times a
+    /// second, ten while recording (the recording page's stream is written to often, so
+    /// that its closing is noticed at once).
+    private func tick() {
         guard events.subscriberCount > 0 else { return }
-        events.publish("status", status())
+        publishState()
+        ticks &+= 1
+        if ticks % 2 == 0 || shortVideo.progress.recording { events.publish("status", status()) }
+    }
+
+    /// Pushes the state (without the status line) to every page if it differs from the last push.
+    func publishState() {
+        pushing.withLock {
+            var snapshot = state()
+            snapshot.status = nil
+            guard let json = EventHub.encode(snapshot), json != pushed else { return }
+            pushed = json
+            events.publish("state", json: json)
+        }
     }
 }

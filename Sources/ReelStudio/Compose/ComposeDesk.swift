@@ -8,7 +8,7 @@ import ReelCore
 /// optional sticker, exported through ``ExportSession`` into the library, one
 /// export at a time, with progress as events.
 final class ComposeDesk: @unchecked Sendable {
-    struct Request: Decodable, Sendable {
+    struct Request: Codable, Sendable {
         var clips: [String]
         var transition: String?
         var preset: String?
@@ -30,6 +30,8 @@ final class ComposeDesk: @unchecked Sendable {
         var progress: Double
         var result: MediaLibrary.Item?
         var error: String?
+        /// What was asked for, so that a page opened later shows the same choices.
+        var request: Request?
     }
 
     static let presets: [ExportPreset] = [.preset640x480, .preset960x540, .preset1280x720, .preset1920x1080]
@@ -89,7 +91,7 @@ final class ComposeDesk: @unchecked Sendable {
             throw ReelError(.invalidState, "an export is already running")
         }
         counter += 1
-        let started = Job(id: counter, state: .exporting, progress: 0)
+        let started = Job(id: counter, state: .exporting, progress: 0, request: request)
         job = started
         session = export
         lock.unlock()

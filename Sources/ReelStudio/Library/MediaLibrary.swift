@@ -8,6 +8,9 @@ import ReelCore
 ///
 /// Items are named by their file name alone; a name that is not a plain file name
 /// of the library (a path, `..`, a hidden file) is never looked up.
+///
+/// A deleted item waits in a `.trash` folder beside it until the studio starts again,
+/// so the gallery can undo a delete (``restore(named:)``).
 final class MediaLibrary: @unchecked Sendable {
     enum Kind: String, Codable, Sendable { case photo, video }
 
@@ -47,6 +50,8 @@ final class MediaLibrary: @unchecked Sendable {
             videoFolder = places.videos.appendingPathComponent("Reel")
         }
         for folder in [photoFolder, videoFolder] {
+            // Deletions of the last session are final now.
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(".trash"))
             do {
                 try FileManager.default.createDirectory(at: folder.appendingPathComponent(".thumbnails"),
                                                         withIntermediateDirectories: true)
@@ -164,12 +169,41 @@ final class MediaLibrary: @unchecked Sendable {
     /// - Throws: ``ReelError`` `.fileNotFound` when there is no such item, `.io` when it cannot be removed.
     func delete(named name: String) throws(ReelError) {
         guard let url = file(named: name) else { throw ReelError(.fileNotFound, "the library has no such item", subject: name) }
+        let trash = trashFile(for: url)
         do {
-            try FileManager.default.removeItem(at: url)
+            try FileManager.default.createDirectory(at: trash.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try? FileManager.default.removeItem(at: trash)
+            try FileManager.default.moveItem(at: url, to: trash)
         } catch {
             throw ReelError(.io, "cannot delete: \(error.localizedDescription)", subject: name)
         }
         try? FileManager.default.removeItem(at: thumbnailFile(for: url))
         _ = lock.withLock { probed.removeValue(forKey: url.path) }
+    }
+
+    private func trashFile(for url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(".trash").appendingPathComponent(url.lastPathComponent)
+    }
+
+    /// Puts a deleted item back (the gallery's undo).
+    /// - Throws: ``ReelError`` `.fileNotFound` when it was not deleted in this session,
+    ///   `.invalidState` when a new item has taken its name.
+    func restore(named name: String) throws(ReelError) {
+        guard Self.isPlainName(name), let kind = Self.kind(ofName: name) else {
+            throw ReelError(.fileNotFound, "the library has no such item", subject: name)
+        }
+        let url = (kind == .photo ? photoFolder : videoFolder).appendingPathComponent(name)
+        let trash = trashFile(for: url)
+        guard FileManager.default.fileExists(atPath: trash.path) else {
+            throw ReelError(.fileNotFound, "there is no deleted item of this name to put back", subject: name)
+        }
+        guard !FileManager.default.fileExists(atPath: url.path) else {
+            throw ReelError(.invalidState, "another item has this name now", subject: name)
+        }
+        do {
+            try FileManager.default.moveItem(at: trash, to: url)
+        } catch {
+            throw ReelError(.io, "cannot put it back: \(error.localizedDescription)", subject: name)
+        }
     }
 }

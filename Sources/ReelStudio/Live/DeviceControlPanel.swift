@@ -16,6 +16,8 @@ final class DeviceControlPanel: @unchecked Sendable {
     private let lock = NSLock()
     /// The preset, format and frame rate to go back to when slow motion ends.
     private var beforeSlowMotion: (preset: CaptureSession.Preset, format: CaptureDevice.Format?, rate: Double)?
+    /// Where the zoom ramp under way goes: the value every page shows while it moves.
+    private var zoomTarget: Double?
 
     init(camera: LiveCamera, photos: PhotoDesk) {
         self.camera = camera
@@ -80,7 +82,9 @@ final class DeviceControlPanel: @unchecked Sendable {
         case "zoom":
             guard let value, value.isFinite else { throw ReelError(.invalidArgument, "zoom needs a value", subject: id) }
             let limit = min(Self.zoomLimit, device.maxAvailableVideoZoomFactor)
-            try device.ramp(toVideoZoomFactor: min(max(value, 1), limit), withRate: Self.zoomRate)
+            let target = min(max(value, 1), limit)
+            try device.ramp(toVideoZoomFactor: target, withRate: Self.zoomRate)
+            lock.withLock { zoomTarget = target }
         case "iso":
             guard let value, value.isFinite else { throw ReelError(.invalidArgument, "ISO needs a value", subject: id) }
             try device.setExposureModeCustom(duration: CaptureDevice.currentExposureDuration, iso: Float(value))
@@ -132,8 +136,12 @@ final class DeviceControlPanel: @unchecked Sendable {
         let format = device.activeFormat
         var list: [StudioState.Control] = []
         let zoomMax = min(Self.zoomLimit, device.maxAvailableVideoZoomFactor)
+        // While the ramp moves, the value it settles at too (the slider would jump back otherwise).
+        let ramping = device.isRampingVideoZoom
+        let target = lock.withLock { ramping ? zoomTarget : nil }
         list.append(zoomMax > 1
-            ? .init(id: "zoom", label: "Zoom", supported: true, value: device.videoZoomFactor, minimum: 1, maximum: zoomMax)
+            ? .init(id: "zoom", label: "Zoom", supported: true, value: device.videoZoomFactor, target: target, minimum: 1,
+                    maximum: zoomMax)
             : .init(id: "zoom", label: "Zoom", supported: false, reason: "\(name) has no zoom", minimum: 1, maximum: Self.zoomLimit))
         if device.isExposureModeSupported(.custom), let format, format.maxISO > format.minISO {
             list.append(.init(id: "iso", label: "ISO", supported: true, value: Double(device.iso),

@@ -4,17 +4,22 @@ import ReelHTTP
 /// One page's `text/event-stream` body.
 final class EventStream: HTTPResponseStream, @unchecked Sendable {
     static let limit = 64
+    /// The page's own ID, from `?page=`.
+    let page: String?
     private weak var hub: EventHub?
     private let condition = NSCondition()
     private var queue: [(event: String, bytes: Data)] = []
     private var cancelled = false
     private var greeted = false
 
-    init(hub: EventHub) { self.hub = hub }
+    init(hub: EventHub, page: String?) {
+        self.hub = hub
+        self.page = page
+    }
 
     func enqueue(_ event: String, _ bytes: Data) {
         condition.withLock {
-            if event == "status" { queue.removeAll { $0.event == "status" } }
+            if event == "status" || event == "state" { queue.removeAll { $0.event == event } }
             queue.append((event, bytes))
             if queue.count > Self.limit { queue.removeFirst(queue.count - Self.limit) }
             condition.signal()

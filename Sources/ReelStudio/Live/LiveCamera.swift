@@ -165,6 +165,19 @@ final class LiveCamera: @unchecked Sendable {
         [.hd1920x1080, .hd1280x720, .iFrame960x540, .vga640x480, .low].filter { session.canSetSessionPreset($0) }
     }
 
+    /// The preset in words for the picker: what it records at most, since a camera
+    /// without that size records its nearest smaller one (no "1920x1080" that writes 720p).
+    static func label(of preset: CaptureSession.Preset) -> String {
+        switch preset {
+        case .hd1920x1080: "Up to 1080p"
+        case .hd1280x720: "Up to 720p"
+        case .iFrame960x540: "Up to 540p"
+        case .vga640x480: "Up to 480p"
+        case .low: "Low (up to 360p)"
+        default: preset.rawValue
+        }
+    }
+
     /// - Throws: ``ReelError`` `.unsupported` for a preset the camera cannot do.
     func use(preset name: String) throws(ReelError) {
         guard let preset = CaptureSession.Preset.allCases.first(where: { $0.rawValue == name }), presets.contains(preset) else {

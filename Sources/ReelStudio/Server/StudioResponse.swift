@@ -25,8 +25,14 @@ enum StudioResponse {
         self.error(StudioResponse.words(error), status: status)
     }
 
+    /// A ReelError in words for people: a path in the subject becomes the file's name, and
+    /// one inside a hidden folder (the library's `.segments`, `.thumbnails`) is left out.
     static func words(_ error: ReelError) -> String {
-        error.subject.map { "\($0): \(error.message)" } ?? error.message
+        guard let subject = error.subject else { return error.message }
+        guard subject.hasPrefix("/") else { return "\(subject): \(error.message)" }
+        let parts = subject.split(separator: "/")
+        if parts.dropLast().contains(where: { $0.hasPrefix(".") }) { return error.message }
+        return parts.last.map { "\($0): \(error.message)" } ?? error.message
     }
 
     static func unauthorized() -> HTTPResponse {

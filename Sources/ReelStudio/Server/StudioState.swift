@@ -1,7 +1,14 @@
 import Foundation
 
-/// What the camera page shows, as `GET /api/state` sends it.
+/// What the pages show, as `GET /api/state` sends it and the `state` event pushes to
+/// every page whenever it changes (without `status`, which has its own event).
 struct StudioState: Encodable, Sendable {
+    /// A preset as the picker shows it: what it records at most, in words.
+    struct Preset: Encodable, Sendable {
+        var id: String
+        var label: String
+    }
+
     struct Device: Encodable, Sendable {
         var id: String
         var name: String
@@ -14,7 +21,10 @@ struct StudioState: Encodable, Sendable {
         var label: String
         var supported: Bool
         var reason: String?
+        /// The camera's value now.
         var value: Double?
+        /// Where a change under way settles (the zoom's ramp), which the page shows; nil when settled.
+        var target: Double?
         var minimum: Double?
         var maximum: Double?
         var options: [String]?
@@ -26,13 +36,18 @@ struct StudioState: Encodable, Sendable {
     var camera: String
     var microphone: String
     var presets: [String]
+    var presetChoices: [Preset]
     var preset: String
     var filters: [String]
     var filter: String
     var controls: [Control]
     var focus: DeviceControlPanel.Focus
     var segmentLimit: Double
-    var status: StudioStatus
+    /// The shortest hold that records.
+    var shortestPress: Double
+    /// The export under way or the last one, with its request, progress and result.
+    var compose: ComposeDesk.Job?
+    var status: StudioStatus?
 }
 
 /// The live line under the preview, sent four times a second as the `status` event.
@@ -52,6 +67,8 @@ struct StudioStatus: Encodable, Sendable {
     /// The capture's frame number of the newest preview picture.
     var previewFrameIndex: Int64?
     var recording: Bool
+    /// The page whose press is recording; nil for none or an API client.
+    var recordingPage: String?
     var recordedSeconds: Double
     var segments: Int
     /// Where each segment ends, in seconds from the start of the short video.

@@ -1,0 +1,164 @@
+"use strict";
+(() => {
+  const { $, api, toast, on, onOpen, duration, element, fill } = Studio;
+  let videos = [];
+  let photos = [];
+  let order = [];
+  let running = null;
+
+  const transitionLabels = { "none": "Cut (none)", "dissolve": "Dissolve", "push-left": "Push left", "push-right": "Push right",
+    "slide-left": "Slide left", "slide-up": "Slide up", "wipe-left": "Wipe left", "fade": "Fade through black", "zoom": "Zoom" };
+  const stickerLabels = { "none": "No sticker", "square": "Yellow square (the seed's)", "text": "Text", "photo": "A photo from the library" };
+
+  function clipRow(item, buttons) {
+    return element("li", { class: "clip", "data-name": item.name }, [
+      element("img", { src: item.thumbnail, alt: "" }),
+      element("div", {}, [element("div", { class: "name", text: item.name, title: item.name }),
+        element("div", { class: "sub", text: `${duration(item.duration)} · ${item.width}×${item.height}` })]),
+      element("div", { class: "buttons" }, buttons),
+    ]);
+  }
+
+  function render() {
+    $("no-clips").hidden = videos.length > 0;
+    $("clip-list").replaceChildren(...videos.map((item) => {
+      const row = clipRow(item, [element("button", { type: "button", class: "add", "aria-label": `Add ${item.name}`, text: "+",
+        onclick: () => { order.push(item); render(); } })]);
+      return row;
+    }));
+    $("order-empty").hidden = order.length > 0;
+    $("order").replaceChildren(...order.map((item, index) => clipRow(item, [
+      element("button", { type: "button", "aria-label": "Move up", text: "↑", disabled: index === 0,
+        onclick: () => { [order[index - 1], order[index]] = [order[index], order[index - 1]]; render(); } }),
+      element("button", { type: "button", "aria-label": "Move down", text: "↓", disabled: index === order.length - 1,
+        onclick: () => { [order[index + 1], order[index]] = [order[index], order[index + 1]]; render(); } }),
+      element("button", { type: "button", "aria-label": "Remove", text: "✕", onclick: () => { order.splice(index, 1); render(); } }),
+    ])));
+    $("export").disabled = order.length === 0 || running !== null;
+    fill($("sticker-photo"), photos.map((p) => ({ value: p.name, label: p.name })));
+  }
+
+  function stickerRows() {
+    const kind = $("sticker").value;
+    $("sticker-text-row").hidden = kind !== "text";
+    $("sticker-photo-row").hidden = kind !== "photo";
+  }
+  $("sticker").addEventListener("change", stickerRows);
+  // A cut has no length to choose.
+  function transitionRows() { $("transition-seconds-row").hidden = $("transition").value === "none"; }
+  $("transition").addEventListener("change", transitionRows);
+  $("transition-seconds").addEventListener("input", () => { $("transition-value").textContent = `${$("transition-seconds").value} s`; });
+
+  $("export").addEventListener("click", async () => {
+    const kind = $("transition").value;
+    const seconds = $("transition-seconds").value;
+    const body = {
+      clips: order.map((item) => item.name),
+      transition: kind === "none" ? "none" : `${kind}:${seconds}`,
+      preset: $("compose-preset").value,
+      sticker: { kind: $("sticker").value, text: $("sticker-text").value, photo: $("sticker-photo").value || null },
+    };
+    try {
+      running = await api("/api/compose", { method: "POST", body });
+      watching = running.id;
+      show(running);
+      poll(running.id);
+    } catch (error) { toast(error.message, "error"); }
+    render();
+  });
+
+  // The events carry the progress; a slow poll makes sure the end is seen even if one is missed.
+  async function poll(id) {
+    while (running && running.id === id) {
+      await new Promise((done) => setTimeout(done, 1500));
+      try {
+        const job = await api("/api/compose/job");
+        if (running && job.id === id && job.state !== "exporting") show(job);
+      } catch (_) { /* the events will tell */ }
+    }
+  }
+
+  // The export is the studio's, not this page's: any page that opens Compose sees the one
+  // under way (its choices, its progress) and the last one's result.
+  let watching = null;
+  let shownResult = null;
+  function show(job) {
+    $("export-fill").style.width = `${Math.round(job.progress * 100)}%`;
+    $("export-progress").setAttribute("aria-valuenow", `${Math.round(job.progress * 100)}`);
+    if (job.state === "exporting") {
+      running = job;
+      $("export-status").textContent = `Exporting… ${Math.round(job.progress * 100)}%`;
+      render();
+      return;
+    }
+    running = null;
+    if (job.state === "failed") {
+      $("export-status").textContent = job.error;
+      if (watching === job.id) toast(job.error, "error");
+    } else if (job.result) {
+      $("export-status").textContent = `Done: ${job.result.name}`;
+      if (shownResult !== job.id) {
+        shownResult = job.id;
+        $("result").hidden = false;
+        const video = $("result-video");
+        // It plays silently where it can be seen; the controls turn the sound on.
+        video.muted = true;
+        video.src = `${job.result.url}?v=${job.id}`;
+        $("result-caption").textContent = `${job.result.name} · ${duration(job.result.duration)} · ${job.result.width}×${job.result.height}`;
+        $("result-download").href = `${job.result.url}?download=1`;
+        if (watching === job.id) {
+          const reveal = () => $("result").scrollIntoView({ block: "center", behavior: "instant" });
+          reveal();
+          // Once the video knows its size the card is taller: bring it into view again.
+          video.addEventListener("loadedmetadata", reveal, { once: true });
+          video.play().catch(() => {});
+        }
+        load(false);
+      }
+    }
+    render();
+  }
+  on("compose", (job) => {
+    if (job.state === "exporting" && watching !== job.id) { watching = job.id; poll(job.id); }
+    show(job);
+  });
+
+  // The choices of the export under way, as its page made them.
+  function restore(request) {
+    if (!request) return;
+    order = request.clips.map((name) => videos.find((v) => v.name === name)).filter(Boolean);
+    const [kind, seconds] = (request.transition || "none").split(":");
+    $("transition").value = kind;
+    if (seconds) { $("transition-seconds").value = seconds; $("transition-value").textContent = `${seconds} s`; }
+    if (request.preset) $("compose-preset").value = request.preset;
+    if (request.sticker) {
+      $("sticker").value = request.sticker.kind;
+      if (request.sticker.text) $("sticker-text").value = request.sticker.text;
+    }
+    stickerRows();
+    transitionRows();
+  }
+
+  async function load(options = true) {
+    try {
+      if (options) {
+        const choices = await api("/api/compose");
+        fill($("transition"), choices.transitions.map((t) => ({ value: t, label: transitionLabels[t] || t })), "dissolve");
+        fill($("sticker"), choices.stickers.map((s) => ({ value: s, label: stickerLabels[s] || s })), "none");
+        fill($("compose-preset"), choices.presets.map((p) => ({ value: p, label: p })), "1280x720");
+        stickerRows();
+        transitionRows();
+      }
+      const items = await api("/api/library");
+      videos = items.filter((i) => i.kind === "video");
+      photos = items.filter((i) => i.kind === "photo");
+      order = order.filter((o) => videos.some((v) => v.name === o.name));
+      const job = (await api("/api/state")).compose;
+      if (job && job.state === "exporting" && !running) { restore(job.request); watching = job.id; show(job); poll(job.id); }
+      else if (job) show(job);
+      render();
+    } catch (error) { toast(error.message, "error"); }
+  }
+  onOpen(() => load(false));
+  load();
+})();
