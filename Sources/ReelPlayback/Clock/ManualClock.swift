@@ -1,5 +1,4 @@
 public import ReelCore
-import Synchronization
 
 /// A clock that moves only when ``advance(by:)`` is called, for tests and for rendering a
 /// player's output offline: each move runs the players attached to it (their observers,
@@ -9,11 +8,11 @@ public final class ManualClock: PlaybackClock {
         var now: MediaTime
         var handlers: [@Sendable () -> Void] = []
     }
-    private let state: Mutex<State>
+    private let state: PosixMutex<State>
 
     /// - Parameter start: the clock's first reading (zero by default).
     public init(start: MediaTime = .zero) {
-        state = Mutex(State(now: start))
+        state = PosixMutex(State(now: start))
     }
 
     public var hostTime: MediaTime { state.withLock { $0.now } }

@@ -2,7 +2,6 @@ public import Foundation
 public import ReelAsset
 public import ReelComposition
 public import ReelCore
-import Synchronization
 
 /// What a ``Player`` plays: an asset, or a composition with its video composition and audio
 /// mix, seen without exporting it. `AVPlayerItem`.
@@ -42,9 +41,9 @@ public final class PlayerItem: Sendable {
         var keyframes: [String: [MediaTime]] = [:]
         var startTime = MediaTime.zero
     }
-    private let settings: Mutex<Settings>
+    private let settings: PosixMutex<Settings>
     /// The player playing this item, for ``currentTime()`` and the outputs' clock.
-    private let owner = Mutex<WeakPlayer>(WeakPlayer())
+    private let owner = PosixMutex<WeakPlayer>(WeakPlayer())
 
     /// An item that plays `asset`'s first video track and its audio tracks. `init(asset:)`.
     public init(asset: Asset) {
@@ -69,7 +68,7 @@ public final class PlayerItem: Sendable {
             failure = error
         }
         self.composition = composition
-        settings = Mutex(Settings(error: failure))
+        settings = PosixMutex(Settings(error: failure))
     }
 
     /// An item for the file at `url`; a file that cannot be opened gives a ``Status/failed``
@@ -85,7 +84,7 @@ public final class PlayerItem: Sendable {
     private init(failure: ReelError) {
         asset = nil
         composition = MutableComposition()
-        settings = Mutex(Settings(error: failure))
+        settings = PosixMutex(Settings(error: failure))
     }
 
     /// An item that plays a composition as its export would render it: with
@@ -101,7 +100,7 @@ public final class PlayerItem: Sendable {
         if composition.duration <= .zero {
             failure = ReelError(.invalidArgument, "the composition is empty", subject: "composition")
         }
-        settings = Mutex(Settings(videoComposition: videoComposition, audioMix: audioMix, error: failure))
+        settings = PosixMutex(Settings(videoComposition: videoComposition, audioMix: audioMix, error: failure))
     }
 
     /// How pictures are composed; nil for the composition's own layout. `videoComposition`.

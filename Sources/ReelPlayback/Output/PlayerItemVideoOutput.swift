@@ -1,7 +1,6 @@
 public import ReelCore
 import ReelAsset
 import ReelComposition
-import Synchronization
 
 /// Pulls an item's pictures in step with its player's clock, as a display loop does: ask
 /// for the item time of the next refresh (``itemTime(forHostTime:)``), then for the picture
@@ -41,7 +40,7 @@ public final class PlayerItemVideoOutput: Sendable {
     }
 
     public let pixelBufferAttributes: PixelBufferAttributes
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     /// - Parameter pixelBufferAttributes: the pictures' format and size.
     ///   `init(pixelBufferAttributes:)`.

@@ -1,7 +1,6 @@
 public import Dispatch
 public import Foundation
 public import ReelCore
-import Synchronization
 
 /// Plays a ``PlayerItem``: keeps its time by a clock, at a rate, and tells observers and
 /// outputs where it is. `AVPlayer`.
@@ -12,7 +11,9 @@ import Synchronization
 /// player itself decodes nothing.
 ///
 /// `@unchecked Sendable` only so that ``QueuePlayer`` can be its subclass, as AVQueuePlayer
-/// is AVPlayer's: every stored property is a constant or behind a `Mutex`.
+/// is AVPlayer's: every stored property is a constant or behind a `PosixMutex`, one state
+/// value per lock: the timing (``PlayerStateMachine``), the settings, the observers
+/// (``PlayerObserversStateMachine``).
 public class Player: @unchecked Sendable {
     /// What happens when the item ends. `AVPlayer.ActionAtItemEnd`.
     public enum ActionAtItemEnd: Sendable, Hashable {
@@ -40,25 +41,6 @@ public class Player: @unchecked Sendable {
         fileprivate init(id: Int) { self.id = id }
     }
 
-    private struct Observers {
-        struct Periodic {
-            var interval: MediaTime
-            var queue: DispatchQueue?
-            var block: @Sendable (MediaTime) -> Void
-            var lastSlot: Int64?
-        }
-        struct Boundary {
-            var times: [MediaTime]
-            var queue: DispatchQueue?
-            var block: @Sendable () -> Void
-        }
-        var nextID = 1
-        var periodic: [Int: Periodic] = [:]
-        var boundary: [Int: Boundary] = [:]
-        /// The item time at the last tick, from which boundaries are crossed.
-        var lastTime = MediaTime.zero
-    }
-
     private struct Settings {
         var item: PlayerItem?
         var volume: Float = 1
@@ -68,12 +50,13 @@ public class Player: @unchecked Sendable {
 
     /// The clock the player's time is read from.
     public let clock: any PlaybackClock
-    private let machine = Mutex(PlayerStateMachine())
-    private let settings = Mutex(Settings())
-    private let observers = Mutex(Observers())
+    private let machine = PosixMutex(PlayerStateMachine())
+    private let settings = PosixMutex(Settings())
+    private let observers = PosixMutex(PlayerObserversStateMachine())
     /// Held while a queue moves to its next item (the queue, the current item and the time
     /// change together) and while the sound feeder reads them, so it never sees half a move.
-    let itemChange = Mutex(())
+    /// Taken before any of the other locks, never inside one.
+    let itemChange = PosixMutex(())
     /// The timer that looks at a clock that moves by itself (Dispatch sources are thread-safe).
     private nonisolated(unsafe) let timer: (any DispatchSourceTimer)?
 
@@ -244,12 +227,7 @@ public class Player: @unchecked Sendable {
     @discardableResult
     public func addPeriodicTimeObserver(forInterval interval: MediaTime, queue: DispatchQueue? = nil,
                                         using block: @escaping @Sendable (MediaTime) -> Void) -> TimeObserver {
-        let id = observers.withLock { observers -> Int in
-            let id = observers.nextID
-            observers.nextID += 1
-            observers.periodic[id] = .init(interval: interval, queue: queue, block: block)
-            return id
-        }
+        let id = observers.withLock { $0.add(.init(interval: interval, queue: queue, block: block)) }
         return TimeObserver(id: id)
     }
 
@@ -259,21 +237,13 @@ public class Player: @unchecked Sendable {
     @discardableResult
     public func addBoundaryTimeObserver(forTimes times: [MediaTime], queue: DispatchQueue? = nil,
                                         using block: @escaping @Sendable () -> Void) -> TimeObserver {
-        let id = observers.withLock { observers -> Int in
-            let id = observers.nextID
-            observers.nextID += 1
-            observers.boundary[id] = .init(times: times.filter(\.isNumeric), queue: queue, block: block)
-            return id
-        }
+        let id = observers.withLock { $0.add(.init(times: times, queue: queue, block: block)) }
         return TimeObserver(id: id)
     }
 
     /// Stops an observer. `removeTimeObserver(_:)`.
     public func removeTimeObserver(_ observer: TimeObserver) {
-        observers.withLock {
-            $0.periodic[observer.id] = nil
-            $0.boundary[observer.id] = nil
-        }
+        observers.withLock { $0.remove(observer.id) }
     }
 
     // MARK: - Driving
@@ -371,32 +341,8 @@ public class Player: @unchecked Sendable {
     }
 
     private func fireObservers(at time: MediaTime, jumped: Bool) {
-        var calls: [(DispatchQueue?, @Sendable () -> Void)] = []
-        observers.withLock { observers in
-            for (id, var periodic) in observers.periodic {
-                if jumped {
-                    periodic.lastSlot = TimeObserverSchedule.slot(of: time, interval: periodic.interval)
-                } else if let slot = TimeObserverSchedule.periodicDue(lastSlot: periodic.lastSlot, time: time,
-                                                                      interval: periodic.interval) {
-                    periodic.lastSlot = slot
-                } else {
-                    continue
-                }
-                observers.periodic[id] = periodic
-                let block = periodic.block
-                calls.append((periodic.queue, { block(time) }))
-            }
-            if !jumped {
-                for boundary in observers.boundary.values {
-                    for _ in TimeObserverSchedule.crossed(boundary.times, from: observers.lastTime, to: time) {
-                        calls.append((boundary.queue, boundary.block))
-                    }
-                }
-            }
-            observers.lastTime = time
-        }
-        for (queue, call) in calls {
-            if let queue { queue.async(execute: call) } else { call() }
+        for call in observers.withLock({ $0.due(at: time, jumped: jumped) }) {
+            if let queue = call.queue { queue.async(execute: call.block) } else { call.block() }
         }
     }
 }

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import ReelCore
 
 /// A player of items one after another. `AVQueuePlayer`.
 ///
@@ -8,8 +8,9 @@ import Synchronization
 /// so the item times join without a gap; pictures come from each item's own outputs.
 /// When the queue runs out, ``Player/currentItem`` is nil.
 public final class QueuePlayer: Player, @unchecked Sendable {
-    /// The items after the current one.
-    private let upcoming = Mutex<[PlayerItem]>([])
+    /// The items after the current one (the queue's one lock: an array, its changes plain
+    /// array operations).
+    private let upcoming = PosixMutex<[PlayerItem]>([])
 
     /// A queue player with sound (or silent by the host clock without a device). `init(items:)`.
     public convenience init(items: [PlayerItem], audioDevice: AudioDevice = .automatic) {
