@@ -6,6 +6,11 @@ extension LiveStabilizer {
     /// machine's waits do not count): `frames` pictures of `virtual:handheld-camera` at
     /// `width`×`height` through a stabilizer of `mode`, the pictures drawn outside the timing.
     /// - Returns: CPU milliseconds a frame for the whole step, and for the motion estimate alone.
+    /// - Parameters:
+    ///   - width: The pictures' width in pixels.
+    ///   - height: The pictures' height in pixels.
+    ///   - frames: How many pictures to time (the more, the steadier the figure).
+    ///   - mode: The stabilization mode, which sets the smoothing window.
     /// - Throws: ``ReelError`` for a size a pixel buffer cannot have, or a mode that is `off`.
     public static func benchmark(width: Int, height: Int, frames: Int, mode: CaptureVideoStabilizationMode)
         throws(ReelError) -> (milliseconds: Double, estimateMilliseconds: Double)

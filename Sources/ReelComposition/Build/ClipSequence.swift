@@ -62,7 +62,7 @@ public struct ClipSequence: Sendable {
     ///   - renderSize: the frame size; the first clip's displayed size when nil.
     ///   - frameDuration: the output's frame duration; the first clip's rate (as
     ///     ``VideoComposition/init(propertiesOf:)`` chooses it) when nil. A clip that starts
-    ///     inside a transition starts on a whole output frame (see ``frameGridStart(_:grid:within:)``).
+    ///     inside a transition starts on a whole output frame (see `frameGridStart(_:grid:within:)`).
     /// - Throws: ``ReelError`` naming the clip (`clips[2]`) that has no video, is too short for
     ///   its transitions, or has a range or speed out of bounds.
     public init(clips: [Clip], transitions: [Transition] = [.none], renderSize: Size? = nil,

@@ -19,12 +19,15 @@ public final class ManualClock: PlaybackClock {
 
     public var advancesByItself: Bool { false }
 
+    /// Calls `handler` after each ``advance(by:)``, on the thread that advanced the clock.
+    /// - Parameter handler: What a player attached to this clock runs to catch up.
     public func onAdvance(_ handler: @escaping @Sendable () -> Void) {
         state.withLock { $0.handlers.append(handler) }
     }
 
     /// Moves the clock forward by `interval` (a non-numeric or negative interval is ignored),
     /// then lets each attached player catch up.
+    /// - Parameter interval: How far to move, in host time.
     public func advance(by interval: MediaTime) {
         guard interval.isNumeric, interval >= .zero else { return }
         let handlers = state.withLock { state in

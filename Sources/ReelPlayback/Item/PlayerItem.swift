@@ -46,6 +46,8 @@ public final class PlayerItem: Sendable {
     private let owner = PosixMutex<WeakPlayer>(WeakPlayer())
 
     /// An item that plays `asset`'s first video track and its audio tracks. `init(asset:)`.
+    /// - Parameter asset: The file to play; an asset without video or audio frames gives a
+    ///   ``Status/failed`` item.
     public init(asset: Asset) {
         self.asset = asset
         let composition = MutableComposition()
@@ -73,6 +75,7 @@ public final class PlayerItem: Sendable {
 
     /// An item for the file at `url`; a file that cannot be opened gives a ``Status/failed``
     /// item whose ``error`` says why, as AVFoundation reports it. `init(url:)`.
+    /// - Parameter url: The file to play.
     public convenience init(url: URL) {
         do throws(ReelError) {
             try self.init(asset: Asset(url: url))
@@ -90,6 +93,11 @@ public final class PlayerItem: Sendable {
     /// An item that plays a composition as its export would render it: with
     /// `videoComposition` (its transitions, layer ramps and overlays) and `audioMix`.
     /// `AVPlayerItem(asset: composition)` with `videoComposition` and `audioMix` set.
+    /// - Parameters:
+    ///   - composition: The edit to play; an empty one gives a ``Status/failed`` item.
+    ///   - videoComposition: How its pictures are composed; nil for the composition's own layout.
+    ///     One that does not fit the composition fails the item, with its ``error`` saying why.
+    ///   - audioMix: The tracks' volumes; nil plays every track at full volume.
     public init(composition: MutableComposition, videoComposition: VideoComposition? = nil, audioMix: AudioMix? = nil) {
         asset = nil
         self.composition = composition
@@ -148,6 +156,7 @@ public final class PlayerItem: Sendable {
     public var seekableTimeRanges: [MediaTimeRange] { loadedTimeRanges }
 
     /// The item's current time: its player's, or zero when no player plays it. `currentTime()`.
+    /// - Returns: The item time its player shows now.
     public func currentTime() -> MediaTime {
         owner.withLock { $0.player }?.currentTime() ?? .zero
     }
@@ -156,12 +165,14 @@ public final class PlayerItem: Sendable {
     public var outputs: [PlayerItemVideoOutput] { settings.withLock { $0.outputs } }
 
     /// Adds an output. `add(_:)`.
+    /// - Parameter output: The output to pull this item's pictures; adding it twice changes nothing.
     public func add(_ output: PlayerItemVideoOutput) {
         settings.withLock { if !$0.outputs.contains(where: { $0 === output }) { $0.outputs.append(output) } }
         output.attach(to: self)
     }
 
     /// Removes an output. `remove(_:)`.
+    /// - Parameter output: The output to detach; it hands out nothing more.
     public func remove(_ output: PlayerItemVideoOutput) {
         settings.withLock { $0.outputs.removeAll { $0 === output } }
         output.attach(to: nil)

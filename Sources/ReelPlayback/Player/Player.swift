@@ -66,6 +66,9 @@ public class Player: @unchecked Sendable {
     /// A player of `item` (or of nothing yet) with sound: timed by the sound device's clock
     /// (audio is the master), or by the host clock, silently, when there is no device.
     /// `init(playerItem:)`.
+    /// - Parameters:
+    ///   - item: The item to play; nil to start empty.
+    ///   - audioDevice: Where the sound goes; `.none` plays silently by the host clock.
     public convenience init(playerItem item: PlayerItem?, audioDevice: AudioDevice = .automatic) {
         let audio = AudioOutput(device: audioDevice)
         self.init(playerItem: item, clock: audio?.clock ?? HostClock(), audio: audio)
@@ -73,6 +76,9 @@ public class Player: @unchecked Sendable {
 
     /// A silent player of `item` timed by `clock`: a ``ManualClock`` to step it in tests
     /// or to render offline.
+    /// - Parameters:
+    ///   - item: The item to play; nil to start empty.
+    ///   - clock: The clock the player's time is read from.
     public convenience init(playerItem item: PlayerItem?, clock: any PlaybackClock) {
         self.init(playerItem: item, clock: clock, audio: nil)
     }
@@ -97,6 +103,9 @@ public class Player: @unchecked Sendable {
     }
 
     /// A player of the file at `url`, with sound. `init(url:)`.
+    /// - Parameters:
+    ///   - url: The file to play; one that cannot be opened gives a failed item.
+    ///   - audioDevice: Where the sound goes; `.none` plays silently by the host clock.
     public convenience init(url: URL, audioDevice: AudioDevice = .automatic) {
         self.init(playerItem: PlayerItem(url: url), audioDevice: audioDevice)
     }
@@ -118,6 +127,7 @@ public class Player: @unchecked Sendable {
     public var currentItem: PlayerItem? { settings.withLock { $0.item } }
 
     /// Plays `item` from its start instead (or nothing, for nil), keeping the rate. `replaceCurrentItem(with:)`.
+    /// - Parameter item: The item to play next; its outputs start from its start time.
     public func replaceCurrentItem(with item: PlayerItem?) {
         swapItem(for: item)
         let host = clock.hostTime
@@ -176,6 +186,7 @@ public class Player: @unchecked Sendable {
     // MARK: - Time
 
     /// The current item's time. `currentTime()`.
+    /// - Returns: The item time now, computed from the clock's reading (so never drifting).
     public func currentTime() -> MediaTime {
         let host = clock.hostTime
         let end = endTime
@@ -209,6 +220,12 @@ public class Player: @unchecked Sendable {
 
     /// ``seek(to:toleranceBefore:toleranceAfter:)``, then `completionHandler(true)` (false
     /// when there is no item). `seek(to:toleranceBefore:toleranceAfter:completionHandler:)`.
+    /// - Parameters:
+    ///   - time: the item time wanted.
+    ///   - toleranceBefore: how much earlier the player may land (`.positiveInfinity` for any).
+    ///   - toleranceAfter: how much later it may land.
+    ///   - completionHandler: called before this returns: true when the player moved, false
+    ///     without an item or for a time that is not a number.
     public func seek(to time: MediaTime, toleranceBefore: MediaTime = .zero, toleranceAfter: MediaTime = .zero,
                      completionHandler: @escaping @Sendable (Bool) -> Void) {
         let hasItem = currentItem != nil && time.isNumeric
@@ -221,8 +238,10 @@ public class Player: @unchecked Sendable {
     /// Calls `block` with the current time every `interval` of item time while playing,
     /// and whenever the time jumps or the rate changes. `addPeriodicTimeObserver(forInterval:queue:using:)`.
     /// - Parameters:
+    ///   - interval: the item time between calls during playback.
     ///   - queue: where `block` runs; nil runs it on the thread that moved the clock (the
     ///     player's timer, or the caller of ``ManualClock/advance(by:)``).
+    ///   - block: called with the item time it fires at.
     /// - Returns: the observer, for ``removeTimeObserver(_:)``.
     @discardableResult
     public func addPeriodicTimeObserver(forInterval interval: MediaTime, queue: DispatchQueue? = nil,
@@ -233,6 +252,10 @@ public class Player: @unchecked Sendable {
 
     /// Calls `block` each time normal playback crosses one of `times`.
     /// `addBoundaryTimeObserver(forTimes:queue:using:)`.
+    /// - Parameters:
+    ///   - times: item times to watch; times that are not numbers are ignored.
+    ///   - queue: where `block` runs; nil runs it on the thread that moved the clock.
+    ///   - block: called once per time crossed (not on seeks).
     /// - Returns: the observer, for ``removeTimeObserver(_:)``.
     @discardableResult
     public func addBoundaryTimeObserver(forTimes times: [MediaTime], queue: DispatchQueue? = nil,
@@ -242,6 +265,8 @@ public class Player: @unchecked Sendable {
     }
 
     /// Stops an observer. `removeTimeObserver(_:)`.
+    /// - Parameter observer: What ``addPeriodicTimeObserver(forInterval:queue:using:)`` or
+    ///   ``addBoundaryTimeObserver(forTimes:queue:using:)`` returned.
     public func removeTimeObserver(_ observer: TimeObserver) {
         observers.withLock { $0.remove(observer.id) }
     }

@@ -42,6 +42,9 @@ public final class PlayerLooper: Sendable {
     private let failure: Bool
 
     /// Loops `templateItem` on `player`, replacing its queue. `init(player:templateItem:)`.
+    /// - Parameters:
+    ///   - player: The queue player to loop on; its queue is replaced by the looper's replicas.
+    ///   - templateItem: The item to loop; it is not played itself (replicas of it are).
     public convenience init(player: QueuePlayer, templateItem: PlayerItem) {
         self.init(player: player, templateItem: templateItem, timeRange: nil)
     }
@@ -51,6 +54,8 @@ public final class PlayerLooper: Sendable {
     /// a whole item's. A range that is not inside the item loops the whole item.
     /// `init(player:templateItem:timeRange:)`.
     /// - Parameters:
+    ///   - player: the queue player to loop on; its queue is replaced by the looper's replicas.
+    ///   - templateItem: the item to loop; replicas of it are played, not it.
     ///   - timeRange: the part of the item to loop; nil for all of it.
     public init(player: QueuePlayer, templateItem: PlayerItem, timeRange: MediaTimeRange?) {
         self.player = player
