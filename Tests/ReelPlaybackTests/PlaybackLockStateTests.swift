@@ -1,9 +1,12 @@
+import Foundation
 import ReelCore
 @testable import ReelPlayback
+import ReelTestSupport
 import Testing
 
-/// The states ReelPlayback keeps under its locks, driven as pure transitions: the player's
-/// time observers and the sound device's clock, with no player, device or thread.
+/// The states ReelPlayback keeps under its locks, driven as pure transitions (the player's
+/// time observers and the sound device's clock, with no player, device or thread), and the
+/// player's item-change lock taken from two threads at once.
 @Suite struct PlaybackLockStateTests {
     func seconds(_ value: Int64, _ scale: Int32 = 1) -> MediaTime { MediaTime(value: value, timescale: scale) }
 
@@ -77,5 +80,34 @@ import Testing
         clock.didWrite(480, latencyMicroseconds: .max, at: seconds(102))
         #expect(clock.written == 480 + 960 + 480)
         #expect(clock.reading(at: seconds(103)) == MediaTime(value: 4800, timescale: 48000))
+    }
+
+    /// The sound feeder reads the queue while the player's timer moves it to the next item:
+    /// both under the player's item-change lock, from two threads, for many item ends (the
+    /// thread sanitizer's subject: `make sanitize` reported the lock's empty state as raced
+    /// between `soundSnapshot(forHostTime:)` and `QueuePlayer.itemDidEnd(_:)`).
+    @Test func soundSnapshotsWhileTheQueueAdvances() throws {
+        let directory = try Paths.temporaryDirectory("reel-playback-locks")
+        let clip = directory.appendingPathComponent("short.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x36:rate=30:duration=0.2",
+                                  "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip.path])
+        let items = (0..<40).map { _ in PlayerItem(url: clip) }
+        let clock = ManualClock()
+        let player = QueuePlayer(items: items, clock: clock)
+        player.play()
+        let done = DispatchSemaphore(value: 0)
+        let reads = PosixMutex(0)
+        Thread.detachNewThread {
+            for step in 0..<4000 {
+                let snapshot = player.soundSnapshot(forHostTime: MediaTime(value: Int64(step), timescale: 500))
+                if snapshot.item != nil { reads.withLock { $0 += 1 } }
+            }
+            done.signal()
+        }
+        for _ in 0..<130 { clock.advance(by: MediaTime(value: 1, timescale: 15)) }
+        done.wait()
+        // 8.7 s of clock over 40 items of 0.2 s: every item played through, the queue empty.
+        #expect(player.items().isEmpty && player.currentItem == nil)
+        #expect(reads.withLock { $0 } > 0)
     }
 }

@@ -55,8 +55,10 @@ public class Player: @unchecked Sendable {
     private let observers = PosixMutex(PlayerObserversStateMachine())
     /// Held while a queue moves to its next item (the queue, the current item and the time
     /// change together) and while the sound feeder reads them, so it never sees half a move.
-    /// Taken before any of the other locks, never inside one.
-    let itemChange = PosixMutex(())
+    /// Taken before any of the other locks, never inside one. It counts the moves: with an
+    /// empty `()` as its state, the thread sanitizer took the zero-sized value's access
+    /// inside the lock for a race with the object's header.
+    let itemChange = PosixMutex(0)
     /// The timer that looks at a clock that moves by itself (Dispatch sources are thread-safe).
     private nonisolated(unsafe) let timer: (any DispatchSourceTimer)?
 

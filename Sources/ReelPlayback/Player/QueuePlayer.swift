@@ -96,7 +96,8 @@ public final class QueuePlayer: Player, @unchecked Sendable {
     override var nextItem: PlayerItem? { upcoming.withLock { $0.first } }
 
     override func itemDidEnd(_ item: PlayerItem) {
-        itemChange.withLock { _ in
+        itemChange.withLock { moves in
+            moves += 1
             let next = upcoming.withLock { $0.isEmpty ? nil : $0.removeFirst() }
             advance(from: item, to: next)
         }
