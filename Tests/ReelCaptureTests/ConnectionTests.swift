@@ -39,22 +39,28 @@ import Testing
         return session
     }
 
-    /// Records about a second through a movie file output whose connection is set by `configure`.
+    /// Records 1.2 s through a movie file output whose connection is set by `configure`, on
+    /// the harness's clock (the subject is the file's display matrix, not real time).
     func record(_ name: String, _ configure: (CaptureConnection) throws -> Void) async throws -> URL {
+        let capture = SteppedCapture()
+        let session = capture.session
+        session.sessionPreset = .vga640x480
+        let camera = try CaptureDevice.device(withUniqueID: "file:\(try markedClip().path)")
+        try session.add(try CaptureDeviceInput(device: camera))
         let movie = MovieFileOutput()
-        let session = try session(with: movie)
+        try session.add(movie)
         let connection = try #require(movie.connection(with: .video))
         try configure(connection)
         let url = directory.appendingPathComponent(name)
         let finished = AsyncStream<ReelError?>.makeStream()
         session.startRunning()
-        try await Task.sleep(nanoseconds: 300_000_000)
+        capture.advance(0.3)
         try movie.startRecording(to: url, audio: false) { _, error in
             finished.continuation.yield(error)
             finished.continuation.finish()
         }
-        try await Task.sleep(nanoseconds: 1_200_000_000)
-        movie.stopRecording()
+        capture.advance(1.2)
+        try capture.stopRecording(movie)
         session.stopRunning()
         for await error in finished.stream { #expect(error == nil, "\(String(describing: error))") }
         return url
@@ -168,8 +174,7 @@ import Testing
     }
 
     /// The recordings' display matrices, as ffprobe and Reel read them, and as Chromium shows them.
-    @Test(.disabled(if: Sanitizer.slowsRealTime, "real-time capture"))
-    func orientationIsTheRecordingsDisplayMatrix() async throws {
+    @Test func orientationIsTheRecordingsDisplayMatrix() async throws {
         let accelerometer = VirtualAccelerometer()
         // (device held, ffprobe's rotation (counter-clockwise), Reel's clockwise turn, where the red quarter shows)
         let cases: [(DeviceOrientation, Double, Int, String)] = [
@@ -206,8 +211,7 @@ import Testing
 
     /// iOS mirrors a front camera's preview by itself, not its outputs; a mirrored movie
     /// connection writes a mirrored display matrix (the pixels are not flipped).
-    @Test(.disabled(if: Sanitizer.slowsRealTime, "real-time capture"))
-    func mirroringIsMetadataInAMovie() async throws {
+    @Test func mirroringIsMetadataInAMovie() async throws {
         let front = try CaptureDevice.device(withUniqueID: "virtual:front-camera")
         #expect(PreviewGeometry(bounds: Size(width: 100, height: 100), videoSize: Size(width: 640, height: 480), device: front)
             .isMirrored)
@@ -247,9 +251,9 @@ import Testing
     }
 
     /// Seed 000's writer takes the rotation transform from the device orientation.
-    @Test(.disabled(if: Sanitizer.slowsRealTime, "real-time capture"))
-    func theSeedPipelineWritesItsOrientation() async throws {
-        let session = CaptureSession()
+    @Test func theSeedPipelineWritesItsOrientation() async throws {
+        let capture = SteppedCapture()
+        let session = capture.session
         session.sessionPreset = .low
         try session.add(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
         let pipeline = try FilteredCapturePipeline(session: session, filter: nil)
@@ -258,11 +262,14 @@ import Testing
         pipeline.videoOrientation = try #require(CaptureVideoOrientation(accelerometer.orientation))
         session.startRunning()
         defer { session.stopRunning() }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        capture.advance(0.3)
+        // The frames up to now reach the pipeline's queue; the recording starts after them.
+        pipeline.waitForQueuedFrames()
         let url = directory.appendingPathComponent("pipeline-upside-down.mp4")
         try pipeline.startRecording(to: url)
-        try await Task.sleep(nanoseconds: 700_000_000)
-        _ = try await pipeline.stopRecording()
+        capture.advance(0.7)
+        let frames = try await pipeline.stopRecording()
+        #expect(frames == 21, "0.7 s at 30 fps: \(frames) frames")
         let stream = try #require(try FFprobe.probe(url).streams(ofType: "video").first)
         #expect(stream.rotation == 90, "ffprobe rotation \(stream.rotation) (270° clockwise)")
     }

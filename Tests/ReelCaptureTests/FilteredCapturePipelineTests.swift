@@ -26,6 +26,8 @@ import Testing
         session.startRunning()
         defer { session.stopRunning() }
         capture.advance(0.31) // the camera warms up, as the preview would
+        // The frames up to now reach the pipeline's queue; the recording starts after them.
+        pipeline.waitForQueuedFrames()
         let url = directory.appendingPathComponent("seed.mp4")
         try pipeline.startRecording(to: url)
         capture.advance(1.5)

@@ -45,14 +45,18 @@ import Testing
         // The player's time is the sound card's clock: at rate 1, then twice its pace at rate 2.
         #expect(before == .zero)
         let one = (c1 - c0).seconds, two = (c2 - c1).seconds
-        #expect(abs(afterOne.seconds - one) < 0.02, "after \(one) s of sound at rate 1: \(afterOne.seconds) s")
-        #expect(abs(afterTwo.seconds - afterOne.seconds - 2 * two) < 0.03,
-                "after \(two) s more at rate 2: \(afterTwo.seconds) s")
-        #expect(one > 0.5 && two > 0.5, "the sound clock ran \(one) s and \(two) s in 1 s each")
+        // Under a sanitizer the feeder cannot keep the device fed in real time: what was
+        // heard is then a known issue, while the feeding and the locks still run.
+        expectInRealTime {
+            #expect(abs(afterOne.seconds - one) < 0.02, "after \(one) s of sound at rate 1: \(afterOne.seconds) s")
+            #expect(abs(afterTwo.seconds - afterOne.seconds - 2 * two) < 0.03,
+                    "after \(two) s more at rate 2: \(afterTwo.seconds) s")
+            #expect(one > 0.5 && two > 0.5, "the sound clock ran \(one) s and \(two) s in 1 s each")
+        }
 
         let data = try Data(contentsOf: recording)
         let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-        #expect(samples.count > 48000 * 2, "recorded \(samples.count) samples")
+        expectInRealTime { #expect(samples.count > 48000 * 2, "recorded \(samples.count) samples") }
         // 100 ms windows: loud ones carry 440 Hz (a varispeed rate 2 would be 880 Hz).
         var loudWindows = 0
         var pitches: [Double] = []
@@ -67,15 +71,17 @@ import Testing
         }
         // As many loud windows as the sound clock ran while playing (edges may fall either way).
         let played = Int(((one + two) * 10).rounded())
-        #expect(abs(loudWindows - played) <= 3, "loud windows \(loudWindows), played \(played)")
         // Every window whole inside a stretch of play is 440 Hz; the ones that hold the start,
         // the change of rate or the end are part silence (the stretcher restarts at a rate change).
         let at440 = pitches.filter { abs($0 - 440) < 25 }.count
-        #expect(at440 >= pitches.count - 4 && at440 >= 10, "pitches \(pitches)")
-        #expect(pitches.allSatisfy { $0 < 600 }, "a doubled pitch: \(pitches)")
         // After the pause: silence (the last second of the recording).
         let tail = samples.suffix(48000 / 4)
-        #expect(tail.allSatisfy { abs($0) < 0.01 })
+        expectInRealTime {
+            #expect(abs(loudWindows - played) <= 3, "loud windows \(loudWindows), played \(played)")
+            #expect(at440 >= pitches.count - 4 && at440 >= 10, "pitches \(pitches)")
+            #expect(tail.allSatisfy { abs($0) < 0.01 })
+        }
+        #expect(pitches.allSatisfy { $0 < 600 }, "a doubled pitch: \(pitches)")
     }
 
     /// `.varispeed` lets the pitch follow the rate: the 440 Hz tone is heard at 880 Hz at rate 2.
@@ -108,7 +114,7 @@ import Testing
             for i in window.indices.dropFirst() where (window[i - 1] < 0) != (window[i] < 0) { crossings += 1 }
             pitches.append(Double(crossings) / 2 / 0.1)
         }
-        #expect(pitches.filter { abs($0 - 880) < 30 }.count >= 8, "pitches \(pitches)")
+        expectInRealTime { #expect(pitches.filter { abs($0 - 880) < 30 }.count >= 8, "pitches \(pitches)") }
     }
 
     /// A looper's joins heard through the null sink's monitor: a 2 s clip whose 375 Hz tone
@@ -139,16 +145,22 @@ import Testing
         while looper.loopCount < 20, Date() < deadline.addingTimeInterval(60) { usleep(50_000) }
         player.pause()
         recorded.wait()
-        #expect(looper.loopCount >= 20, "passes: \(looper.loopCount)")
-        // Starting to play drops the silence that waited; no join drops anything.
-        #expect(player.soundFlushes <= 1, "the device dropped its sound \(player.soundFlushes) times")
+        let flushes = player.soundFlushes
+        expectInRealTime {
+            #expect(looper.loopCount >= 20, "passes: \(looper.loopCount)")
+            // Starting to play drops the silence that waited; no join drops anything.
+            #expect(flushes <= 1, "the device dropped its sound \(flushes) times")
+        }
 
         let data = try Data(contentsOf: recording)
         let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-        let first = try #require(samples.firstIndex { abs($0) > 0.05 }, "no tone heard")
-        let last = try #require(samples.lastIndex { abs($0) > 0.05 })
+        guard let first = samples.firstIndex(where: { abs($0) > 0.05 }), let last = samples.lastIndex(where: { abs($0) > 0.05 })
+        else {
+            expectInRealTime { Issue.record("no tone heard") }
+            return
+        }
         let heard = Double(last - first) / 48000
-        #expect(heard > 38, "the tone was heard for \(heard) s")
+        expectInRealTime { #expect(heard > 38, "the tone was heard for \(heard) s") }
         // The start (from silence) and the pause (to silence) aside, the wave never breaks.
         var breaks: [Int] = []
         for i in (first + 480)..<(last - 480) where abs(samples[i + 1] - 2 * samples[i] + samples[i - 1]) > 0.01 {

@@ -115,6 +115,8 @@ public final class Asset: Sendable {
     }
 
     /// Loads the asset at `path`.
+    /// - Parameter path: The file's path, absolute or relative to the working directory.
+    /// - Throws: ``ReelError`` naming the file when it is missing or FFmpeg cannot read it.
     public convenience init(path: String) throws(ReelError) {
         try self.init(url: URL(fileURLWithPath: path))
     }

@@ -24,6 +24,11 @@ public struct AssetMetadata: Sendable, Hashable {
         public var longitude: Double
         public var altitude: Double?
 
+        /// A location from its coordinates.
+        /// - Parameters:
+        ///   - latitude: Degrees north (negative south), −90…90.
+        ///   - longitude: Degrees east (negative west), −180…180.
+        ///   - altitude: Metres above sea level; nil when unknown (ISO 6709 then leaves it out).
         public init(latitude: Double, longitude: Double, altitude: Double? = nil) {
             self.latitude = latitude
             self.longitude = longitude
@@ -31,6 +36,7 @@ public struct AssetMetadata: Sendable, Hashable {
         }
 
         /// Parses the decimal-degrees form of ISO 6709; nil for anything else.
+        /// - Parameter text: The location as a camera writes it, `+48.8577+002.2950+035.000/`.
         public init?(iso6709 text: String) {
             var numbers: [Double] = []
             var current = ""
@@ -64,6 +70,15 @@ public struct AssetMetadata: Sendable, Hashable {
         }
     }
 
+    /// Metadata to write with ``AssetWriter/metadata``; any field left nil is not written.
+    /// - Parameters:
+    ///   - creationDate: When the recording was made.
+    ///   - make: The camera's maker.
+    ///   - model: The camera's model.
+    ///   - location: Where it was recorded.
+    ///   - title: The file's title.
+    ///   - encoder: The program that wrote the file.
+    ///   - tags: Further tags by FFmpeg's names, written as they are.
     public init(creationDate: Date? = nil, make: String? = nil, model: String? = nil, location: Location? = nil,
                 title: String? = nil, encoder: String? = nil, tags: [String: String] = [:]) {
         self.creationDate = creationDate

@@ -9,6 +9,11 @@ public struct ContactSheet: Sendable {
     /// Width of each frame in the grid, in pixels.
     public var thumbnailWidth: Int
 
+    /// A sheet of `columns` × `rows` frames.
+    /// - Parameters:
+    ///   - columns: Frames across.
+    ///   - rows: Frames down; the sheet shows `columns × rows` frames spread evenly over the file.
+    ///   - thumbnailWidth: Each frame's width in pixels (its height keeps the aspect).
     public init(columns: Int = 4, rows: Int = 3, thumbnailWidth: Int = 320) {
         self.columns = columns
         self.rows = rows

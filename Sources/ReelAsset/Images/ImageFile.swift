@@ -11,6 +11,7 @@ public enum ImageFile {
         case jpeg(quality: Int)
 
         /// The format a file extension names (`.png`, `.jpg`, `.jpeg`).
+        /// - Parameter pathExtension: The extension without its dot, in any case; nil for other extensions.
         public init?(pathExtension: String) {
             switch pathExtension.lowercased() {
             case "png": self = .png

@@ -26,6 +26,14 @@ public struct ImageMetadata: Sendable, Hashable {
         case off, on, auto
     }
 
+    /// The EXIF to write with a photo.
+    /// - Parameters:
+    ///   - make: The camera's maker (`Make`); nil leaves it out.
+    ///   - model: The camera's model (`Model`); nil leaves it out.
+    ///   - date: When it was taken (`DateTimeOriginal`); nil leaves it out.
+    ///   - orientation: How a viewer turns the stored pixels for display.
+    ///   - flashFired: Whether the flash fired.
+    ///   - flashMode: The flash mode the photo was taken in.
     public init(make: String? = nil, model: String? = nil, date: Date? = nil, orientation: Orientation = .up,
                 flashFired: Bool = false, flashMode: FlashSetting = .off) {
         self.make = make

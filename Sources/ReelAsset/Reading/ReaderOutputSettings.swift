@@ -9,6 +9,11 @@ public struct VideoOutputSettings: Sendable, Hashable {
     /// Height to scale to; nil keeps the track's (or derives it from `width` by aspect).
     public var height: Int?
 
+    /// Settings for a video output.
+    /// - Parameters:
+    ///   - pixelFormat: The format of the pictures handed out (converted when the track's differs).
+    ///   - width: The width to scale to; nil keeps the track's, or follows `height` by aspect.
+    ///   - height: The height to scale to; nil keeps the track's, or follows `width` by aspect.
     public init(pixelFormat: PixelFormat = .yuv420p, width: Int? = nil, height: Int? = nil) {
         self.pixelFormat = pixelFormat
         self.width = width
@@ -22,6 +27,11 @@ public struct AudioOutputSettings: Sendable, Hashable {
     public var sampleRate: Int?
     public var channelCount: Int?
 
+    /// Settings for an audio output.
+    /// - Parameters:
+    ///   - sampleFormat: The format of the samples handed out.
+    ///   - sampleRate: The rate to resample to; nil keeps the track's.
+    ///   - channelCount: The channels to mix to; nil keeps the track's.
     public init(sampleFormat: SampleFormat = .floatPlanar, sampleRate: Int? = nil, channelCount: Int? = nil) {
         self.sampleFormat = sampleFormat
         self.sampleRate = sampleRate

@@ -2,6 +2,9 @@
 public struct FileType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The usual file extension, which is also the name Reel uses for it.
     public let rawValue: String
+    /// A file type by its extension-like name (`mp4`, `mov`); see ``init(pathExtension:)`` to
+    /// accept only the types Reel writes.
+    /// - Parameter rawValue: The name, lower case.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// MPEG-4 (`.mp4`). `AVFileType.mp4`.
@@ -18,6 +21,7 @@ public struct FileType: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let all: [FileType] = [.mp4, .mov, .m4v, .webm, .mkv]
 
     /// The type a file extension names, if Reel writes it.
+    /// - Parameter pathExtension: The extension without its dot, in any case.
     public init?(pathExtension: String) {
         let lower = pathExtension.lowercased()
         guard let type = Self.all.first(where: { $0.rawValue == lower }) else { return nil }

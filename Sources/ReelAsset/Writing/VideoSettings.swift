@@ -34,6 +34,17 @@ public struct VideoSettings: Sendable, Hashable {
     /// The frame rate the source will deliver, for rate control. `AVVideoExpectedSourceFrameRateKey`.
     public var expectedFrameRate: Double?
 
+    /// Settings for a video input; what is left nil the encoder decides.
+    /// - Parameters:
+    ///   - codec: The codec to encode with.
+    ///   - width: The encoded width (even for the 4:2:0 codecs).
+    ///   - height: The encoded height (even for the 4:2:0 codecs).
+    ///   - bitRate: The average bits per second; nil lets `quality` rule.
+    ///   - quality: The constant rate factor used without a bit rate.
+    ///   - keyFrameInterval: Frames between keyframes.
+    ///   - profile: The encoder profile (`high`, `main`, `baseline`).
+    ///   - preset: The encoder's speed preset (`ultrafast` … `veryslow`).
+    ///   - expectedFrameRate: The rate frames will come at, for rate control.
     public init(codec: Codec = .h264, width: Int, height: Int, bitRate: Int? = nil, quality: Double? = nil,
                 keyFrameInterval: Int? = nil, profile: String? = nil, preset: String? = nil,
                 expectedFrameRate: Double? = nil) {
@@ -51,6 +62,12 @@ public struct VideoSettings: Sendable, Hashable {
     /// What a capture output recommends for recording at this size and rate, as
     /// `recommendedVideoSettingsForAssetWriter(writingTo:)`: H.264 High (HEVC not for
     /// WebM: VP9), a bit rate that scales with pixels and frames, a keyframe every second.
+    /// - Parameters:
+    ///   - width: The frames' width (made even).
+    ///   - height: The frames' height (made even).
+    ///   - frameRate: The capture's frame rate, for the bit rate and the keyframe interval.
+    ///   - fileType: The container, which decides the codec.
+    /// - Returns: Settings that record a capture at good quality without tuning.
     public static func recommended(width: Int, height: Int, frameRate: Double = 30, fileType: FileType = .mp4)
         -> VideoSettings {
         let evenWidth = width - width % 2, evenHeight = height - height % 2
@@ -80,6 +97,12 @@ public struct AudioSettings: Sendable, Hashable {
     /// Bits per second; nil picks 128 kb/s per stereo pair.
     public var bitRate: Int?
 
+    /// Settings for an audio input.
+    /// - Parameters:
+    ///   - codec: The codec to encode with.
+    ///   - sampleRate: Samples per second written (the input is resampled to it).
+    ///   - channelCount: Channels written (the input is mixed to them).
+    ///   - bitRate: Bits per second; nil picks 128 kb/s per stereo pair.
     public init(codec: Codec = .aac, sampleRate: Int = 48000, channelCount: Int = 2, bitRate: Int? = nil) {
         self.codec = codec
         self.sampleRate = sampleRate
@@ -88,6 +111,11 @@ public struct AudioSettings: Sendable, Hashable {
     }
 
     /// What a capture output recommends for recording, as `recommendedAudioSettingsForAssetWriter`.
+    /// - Parameters:
+    ///   - sampleRate: The capture's sample rate.
+    ///   - channelCount: The capture's channels.
+    ///   - fileType: The container, which decides the codec (Opus for WebM, AAC otherwise).
+    /// - Returns: Settings that record the capture's sound as it is.
     public static func recommended(sampleRate: Int = 48000, channelCount: Int = 2, fileType: FileType = .mp4)
         -> AudioSettings {
         AudioSettings(codec: fileType == .webm ? .opus : .aac,

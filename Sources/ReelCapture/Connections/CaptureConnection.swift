@@ -71,6 +71,9 @@ public final class CaptureConnection: @unchecked Sendable {
 
     /// Whether `angle` is a turn the connection can make: a multiple of 90 on a video
     /// connection. `isVideoRotationAngleSupported(_:)`.
+    /// - Parameter angle: The clockwise turn in degrees, as ``videoRotationAngle`` would be set.
+    /// - Returns: True when setting ``videoRotationAngle`` to `angle` takes effect; false on an
+    ///   audio connection or for an angle that is not a multiple of 90.
     public func isVideoRotationAngleSupported(_ angle: Double) -> Bool {
         isVideoOrientationSupported && CaptureVideoOrientation(rotationAngle: angle) != nil
     }
@@ -103,6 +106,7 @@ public final class CaptureConnection: @unchecked Sendable {
     }
 
     /// Sets ``isVideoMirrored``, or says why not.
+    /// - Parameter mirrored: True to flip the pictures left to right after turning them.
     /// - Throws: ``ReelError`` `.invalidState` while ``automaticallyAdjustsVideoMirroring`` is
     ///   on or on an audio connection.
     public func setVideoMirrored(_ mirrored: Bool) throws(ReelError) {

@@ -13,6 +13,9 @@ extension CaptureOutput {
 
     /// The connection of `mediaType` to this output, or nil when the output takes no such
     /// medium or is in no session with an input giving it. `connection(with:)`.
+    /// - Parameter mediaType: `.video` or `.audio`.
+    /// - Returns: The connection carrying that medium to this output, whose orientation,
+    ///   mirroring and stabilization the output applies; nil when there is none now.
     public func connection(with mediaType: MediaType) -> CaptureConnection? {
         guard acceptedMediaTypes.contains(mediaType), let session,
               session.inputs.contains(where: { $0.device.hasMediaType(mediaType) })

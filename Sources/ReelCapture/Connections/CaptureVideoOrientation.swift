@@ -28,6 +28,7 @@ public enum CaptureVideoOrientation: Int, Sendable, Hashable, CaseIterable, Coda
 
     /// The orientation of a clockwise turn of `degrees` (0, 90, 180 or 270, any multiple of
     /// 90 taken modulo 360), or nil for any other angle.
+    /// - Parameter degrees: The clockwise turn, as `AVCaptureConnection.videoRotationAngle` takes it.
     public init?(rotationAngle degrees: Double) {
         guard degrees.isFinite, degrees.rounded() == degrees, abs(degrees) <= 3600 else { return nil }
         switch ((Int(degrees) % 360) + 360) % 360 {
@@ -42,6 +43,7 @@ public enum CaptureVideoOrientation: Int, Sendable, Hashable, CaseIterable, Coda
     /// The orientation a recording should have when the device is held `device` way up,
     /// as seed 003 sets it from gravity. Face up, face down and unknown give nil (keep the
     /// last one).
+    /// - Parameter device: Which way up the device is held (from an ``OrientationSource``).
     public init?(_ device: DeviceOrientation) {
         switch device {
         case .portrait: self = .portrait
@@ -56,6 +58,9 @@ public enum CaptureVideoOrientation: Int, Sendable, Hashable, CaseIterable, Coda
     /// The ``Orientation`` a viewer turns the sensor's picture by, mirrored left to right
     /// after turning when `mirrored` (as `isVideoMirrored` does): the EXIF orientation of a
     /// photo, the display matrix of a movie.
+    /// - Parameter mirrored: Whether the connection mirrors the pictures (``CaptureConnection/isVideoMirrored``).
+    /// - Returns: The orientation to record, so that a viewer shows the picture upright as the
+    ///   user held the device.
     public func displayOrientation(mirrored: Bool) -> Orientation {
         // Mirroring after a turn of θ is mirroring before a turn of −θ.
         let degrees = mirrored ? (360 - rotationAngle) % 360 : rotationAngle

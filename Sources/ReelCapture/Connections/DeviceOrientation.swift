@@ -21,6 +21,10 @@ public enum DeviceOrientation: Int, Sendable, Hashable, CaseIterable, Codable {
     /// whichever of x and y is larger decides; y ≥ 0 is upside down, y < 0 upright,
     /// x ≥ 0 ``landscapeRight``, x < 0 ``landscapeLeft``. A device lying flat (|z| above
     /// 0.9 g) is face up or down; no gravity at all is ``unknown``.
+    /// - Parameters:
+    ///   - x: Gravity along the screen's width, in g (positive to the right).
+    ///   - y: Gravity along the screen's height, in g (positive up).
+    ///   - z: Gravity out of the screen, in g; near ±1 the device lies flat.
     public init(gravityX x: Double, y: Double, z: Double = 0) {
         guard x.isFinite, y.isFinite, z.isFinite, abs(x) + abs(y) + abs(z) > 0.1 else {
             self = .unknown
@@ -38,6 +42,8 @@ public enum DeviceOrientation: Int, Sendable, Hashable, CaseIterable, Codable {
     /// The orientation iio-sensor-proxy reports as `AccelerometerOrientation`: `normal`,
     /// `bottom-up`, `left-up`, `right-up` (the edge of the screen that is up), or nil for
     /// `undefined` and anything else.
+    /// - Parameter name: The property's value as `gdbus` prints it; quotes, brackets and
+    ///   whitespace around it are ignored.
     public init?(sensorProxyName name: String) {
         switch name.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "'\"<>(),"))) {
         case "normal": self = .portrait

@@ -17,6 +17,11 @@ public final class VirtualAccelerometer: OrientationSource {
         public var y: Double
         public var z: Double
 
+        /// Gravity with these components.
+        /// - Parameters:
+        ///   - x: Along the screen's width, in g (positive to the right).
+        ///   - y: Along the screen's height, in g (positive up).
+        ///   - z: Out of the screen, in g (positive towards the viewer).
         public init(x: Double, y: Double, z: Double) {
             self.x = x
             self.y = y
@@ -27,6 +32,7 @@ public final class VirtualAccelerometer: OrientationSource {
     private let state: PosixMutex<Gravity>
 
     /// A sensor held upright (gravity straight down the screen).
+    /// - Parameter gravity: The first reading; the default is a device held upright in portrait.
     public init(gravity: Gravity = Gravity(x: 0, y: -1, z: 0)) {
         state = PosixMutex(gravity)
     }
@@ -38,6 +44,8 @@ public final class VirtualAccelerometer: OrientationSource {
     }
 
     /// Holds the device `orientation` way up: gravity along the edge that is then down.
+    /// - Parameter orientation: The way up to simulate; ``DeviceOrientation/unknown`` gives no
+    ///   gravity at all, so that ``DeviceOrientation/init(gravityX:y:z:)`` reads it as unknown.
     public func tilt(to orientation: DeviceOrientation) {
         gravity =
             switch orientation {

@@ -36,6 +36,10 @@ extension CaptureDevice {
     public struct WhiteBalanceTemperatureAndTintValues: Sendable, Hashable, Codable {
         public var temperature: Float
         public var tint: Float
+        /// A white point to lock white balance to with ``CaptureDevice/setWhiteBalanceModeLocked(with:)``.
+        /// - Parameters:
+        ///   - temperature: The light's colour temperature in kelvin (2000–10000 are accepted).
+        ///   - tint: Green (negative) to magenta (positive), −150–150.
         public init(temperature: Float, tint: Float) {
             self.temperature = temperature
             self.tint = tint
@@ -55,6 +59,10 @@ extension CaptureDevice {
 
     // MARK: Focus
 
+    /// Whether ``setFocusMode(_:)`` accepts `mode`: any mode on a device with a focus control.
+    /// `isFocusModeSupported(_:)`.
+    /// - Parameter mode: The focus mode to ask about.
+    /// - Returns: False on a device without focus (setting the mode would throw `.unsupported`).
     public func isFocusModeSupported(_ mode: FocusMode) -> Bool { capabilities.contains(.focus) }
     public var isFocusPointOfInterestSupported: Bool { capabilities.contains(.focus) }
     /// `isLockingFocusWithCustomLensPositionSupported`.
@@ -66,6 +74,7 @@ extension CaptureDevice {
         set { try? setFocusMode(newValue) }
     }
 
+    /// - Parameter mode: How the device focuses from now on.
     /// - Throws: ``ReelError`` `.unsupported` for a camera without focus.
     public func setFocusMode(_ mode: FocusMode) throws(ReelError) {
         guard isFocusModeSupported(mode) else { throw unsupported("focus control") }
@@ -87,6 +96,8 @@ extension CaptureDevice {
 
     /// Locks focus with the lens at `lensPosition` (0–1, or ``currentLensPosition``).
     /// `setFocusModeLocked(lensPosition:completionHandler:)`.
+    /// - Parameter lensPosition: 0 (nearest) to 1 (farthest), or ``currentLensPosition`` to lock
+    ///   the lens where it is.
     /// - Throws: ``ReelError`` `.unsupported`, or `.invalidArgument` outside 0–1.
     public func setFocusModeLocked(lensPosition: Float) throws(ReelError) {
         guard isLockingFocusWithCustomLensPositionSupported else { throw unsupported("focus control") }
@@ -101,6 +112,10 @@ extension CaptureDevice {
 
     // MARK: Exposure
 
+    /// Whether ``setExposureMode(_:)`` accepts `mode`: any mode on a device with exposure control.
+    /// `isExposureModeSupported(_:)`.
+    /// - Parameter mode: The exposure mode to ask about.
+    /// - Returns: False on a device without exposure control (setting the mode would throw `.unsupported`).
     public func isExposureModeSupported(_ mode: ExposureMode) -> Bool { capabilities.contains(.exposure) }
     public var isExposurePointOfInterestSupported: Bool { capabilities.contains(.exposure) }
 
@@ -110,6 +125,7 @@ extension CaptureDevice {
         set { try? setExposureMode(newValue) }
     }
 
+    /// - Parameter mode: How the device exposes from now on.
     /// - Throws: ``ReelError`` `.unsupported` for a camera without exposure control.
     public func setExposureMode(_ mode: ExposureMode) throws(ReelError) {
         guard isExposureModeSupported(mode) else { throw unsupported("exposure control") }
@@ -135,6 +151,10 @@ extension CaptureDevice {
     /// Fixes the exposure time and ISO, each within the active format's range
     /// (``currentExposureDuration`` and ``currentISO`` keep a value).
     /// `setExposureModeCustom(duration:iso:completionHandler:)`.
+    /// - Parameters:
+    ///   - duration: The exposure time, within the format's `minExposureSeconds`–`maxExposureSeconds`,
+    ///     or ``currentExposureDuration`` to keep it.
+    ///   - iso: The gain, within the format's `minISO`–`maxISO`, or ``currentISO`` to keep it.
     /// - Throws: ``ReelError`` `.unsupported`, or `.invalidArgument` naming the range.
     public func setExposureModeCustom(duration: MediaTime, iso: Float) throws(ReelError) {
         guard isExposureModeSupported(.custom), let format = activeFormat else { throw unsupported("exposure control") }
@@ -178,6 +198,7 @@ extension CaptureDevice {
         }
     }
 
+    /// - Parameter factor: 1 (no zoom) to the active format's `videoMaxZoomFactor`.
     /// - Throws: ``ReelError`` `.unsupported`, or `.invalidArgument` outside 1–maximum.
     public func setVideoZoomFactor(_ factor: Double) throws(ReelError) {
         try checkZoom(factor)
@@ -186,6 +207,9 @@ extension CaptureDevice {
 
     /// Moves the zoom smoothly to `factor`, `rate` doublings a second.
     /// `ramp(toVideoZoomFactor:withRate:)`.
+    /// - Parameters:
+    ///   - factor: Where the zoom ends, 1 to the active format's `videoMaxZoomFactor`.
+    ///   - rate: How fast, in doublings of the zoom factor a second (positive).
     /// - Throws: ``ReelError`` `.unsupported`, or `.invalidArgument` for a factor out of range
     ///   or a rate that is not positive.
     public func ramp(toVideoZoomFactor factor: Double, withRate rate: Float) throws(ReelError) {
@@ -215,6 +239,10 @@ extension CaptureDevice {
     // MARK: Torch and flash
 
     public var hasTorch: Bool { capabilities.contains(.torch) }
+    /// Whether ``setTorchMode(_:)`` accepts `mode`: any mode on a device with a torch.
+    /// `isTorchModeSupported(_:)`.
+    /// - Parameter mode: The torch mode to ask about.
+    /// - Returns: ``hasTorch``: false for every mode on a device without a torch.
     public func isTorchModeSupported(_ mode: TorchMode) -> Bool { hasTorch }
     public var hasFlash: Bool { capabilities.contains(.flash) }
     /// `isFlashAvailable`.
@@ -226,6 +254,7 @@ extension CaptureDevice {
         set { try? setTorchMode(newValue) }
     }
 
+    /// - Parameter mode: Off, on at full level, or automatic.
     /// - Throws: ``ReelError`` `.unsupported` for a device without a torch.
     public func setTorchMode(_ mode: TorchMode) throws(ReelError) {
         guard isTorchModeSupported(mode) else { throw unsupported("torch") }
@@ -238,6 +267,7 @@ extension CaptureDevice {
     public var isTorchActive: Bool { lock.withLock { controls.isTorchActive } }
 
     /// Turns the torch on at `level` (0 exclusive to 1). `setTorchModeOn(level:)`.
+    /// - Parameter level: The brightness, above 0 up to 1 (full).
     /// - Throws: ``ReelError`` `.unsupported`, or `.invalidArgument` outside (0, 1].
     public func setTorchModeOn(level: Float) throws(ReelError) {
         guard hasTorch else { throw unsupported("torch") }
@@ -252,6 +282,10 @@ extension CaptureDevice {
 
     // MARK: White balance
 
+    /// Whether ``setWhiteBalanceMode(_:)`` accepts `mode`: any mode on a device with white balance.
+    /// `isWhiteBalanceModeSupported(_:)`.
+    /// - Parameter mode: The white balance mode to ask about.
+    /// - Returns: False on a device without white balance (setting the mode would throw `.unsupported`).
     public func isWhiteBalanceModeSupported(_ mode: WhiteBalanceMode) -> Bool { capabilities.contains(.whiteBalance) }
 
     /// `whiteBalanceMode`.
@@ -260,6 +294,7 @@ extension CaptureDevice {
         set { try? setWhiteBalanceMode(newValue) }
     }
 
+    /// - Parameter mode: How the device balances white from now on.
     /// - Throws: ``ReelError`` `.unsupported` for a device without white balance.
     public func setWhiteBalanceMode(_ mode: WhiteBalanceMode) throws(ReelError) {
         guard isWhiteBalanceModeSupported(mode) else { throw unsupported("white balance") }
@@ -274,6 +309,7 @@ extension CaptureDevice {
 
     /// Locks white balance for light of `values` (2000–10000 K, tint −150–150).
     /// `setWhiteBalanceModeLocked(with: deviceWhiteBalanceGains(for: values))`.
+    /// - Parameter values: The light to correct for: its temperature and tint.
     /// - Throws: ``ReelError`` `.unsupported`, or `.invalidArgument` out of range.
     public func setWhiteBalanceModeLocked(with values: WhiteBalanceTemperatureAndTintValues) throws(ReelError) {
         guard isWhiteBalanceModeSupported(.locked) else { throw unsupported("white balance") }
@@ -301,6 +337,8 @@ extension CaptureDevice {
     /// The seed's slow-motion recipe: the widest format that reaches the first of
     /// `rates` it can, made active at that rate. Returns the rate chosen; undo with
     /// ``restoreDefaultFormat()``.
+    /// - Parameter rates: Frame rates in order of preference; the first any format reaches wins.
+    /// - Returns: The frame rate now active, so the caller can set a slow-motion playback rate from it.
     /// - Throws: ``ReelError`` `.unsupported` when no format reaches any of the rates.
     @discardableResult
     public func configureForHighFrameRate(preferring rates: [Double] = [240, 120, 60]) throws(ReelError) -> Double {

@@ -6,6 +6,9 @@ extension CaptureDevice {
     /// `pulse:NAME` (`pulse:default`), `alsa:NAME` (`alsa:default`), `x11:DISPLAY`
     /// (`x11::99`) or `v4l2:/dev/videoN`. A live device is opened once here, so that a
     /// wrong name fails now with the library's own reason.
+    /// - Parameter id: The device's ``uniqueID``, as `reel devices` lists it.
+    /// - Returns: The device, its formats and controls read; a built-in device is the same
+    ///   object each time, so its settings carry over.
     /// - Throws: ``ReelError`` `.fileNotFound` naming the ID and listing the devices there
     ///   are, or the error opening the live device gave.
     public static func device(withUniqueID id: String) throws(ReelError) -> CaptureDevice {
@@ -27,6 +30,9 @@ extension CaptureDevice {
     }
 
     /// The default device for a medium: the virtual camera and microphone. `default(for:)`.
+    /// - Parameter mediaType: `.video` for the camera, `.audio` for the microphone.
+    /// - Returns: The virtual device of that medium (always present, so capture works on a
+    ///   machine without hardware); nil for any other medium.
     public static func `default`(for mediaType: MediaType) -> CaptureDevice? {
         builtIn.first { $0.mediaType == mediaType }
     }
@@ -85,6 +91,10 @@ public struct DiscoverySession: Sendable {
     public let devices: [CaptureDevice]
 
     /// The devices of `deviceTypes` at `position` (`.unspecified`: any), giving `mediaType` if set.
+    /// - Parameters:
+    ///   - deviceTypes: The kinds of device wanted; a device of another kind is left out.
+    ///   - mediaType: Only devices giving this medium; nil for any.
+    ///   - position: Only devices facing this way; `.unspecified` for any.
     public init(deviceTypes: [CaptureDevice.DeviceType], mediaType: MediaType? = nil,
                 position: CaptureDevice.Position = .unspecified) {
         devices = CaptureDevice.devices.filter { device in

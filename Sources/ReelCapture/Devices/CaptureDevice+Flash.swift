@@ -9,6 +9,8 @@ public import ReelCore
 extension CaptureDevice {
     /// Whether the device can use `mode`: `.off` always, `.on` and `.auto` with a flash.
     /// `isFlashModeSupported(_:)`.
+    /// - Parameter mode: The flash mode a photo would ask for.
+    /// - Returns: False for `.on` and `.auto` without a flash: ``PhotoOutput`` then takes the photo with `.off`.
     public func isFlashModeSupported(_ mode: FlashMode) -> Bool {
         mode == .off || hasFlash
     }

@@ -85,6 +85,9 @@ public final class CaptureDevice: @unchecked Sendable {
     public var mediaType: MediaType { deviceType == .microphone ? .audio : .video }
 
     /// Whether the device gives `mediaType`: a file camera gives its sound too. `hasMediaType(_:)`.
+    /// - Parameter type: The medium to ask about.
+    /// - Returns: True when an input of this device can feed outputs of `type` (what
+    ///   ``CaptureSession/canAddInput(_:)`` counts).
     public func hasMediaType(_ type: MediaType) -> Bool {
         type == mediaType || (deviceType == .file && type == .audio)
     }
@@ -125,6 +128,7 @@ public final class CaptureDevice: @unchecked Sendable {
     public var activeVideoMaxFrameDuration: MediaTime { activeVideoMinFrameDuration }
 
     /// Sets the frame rate, the way `activeVideoMinFrameDuration = CMTime(1, fps)` does.
+    /// - Parameter rate: Frames per second, within the active format's `minFrameRate`–`maxFrameRate`.
     /// - Throws: ``ReelError`` `.invalidArgument` for a rate outside the active format's range.
     public func setFrameRate(_ rate: Double) throws(ReelError) {
         lock.lock()
@@ -137,6 +141,8 @@ public final class CaptureDevice: @unchecked Sendable {
     }
 
     /// Sets the frame rate from a frame duration: `activeVideoMinFrameDuration = duration`.
+    /// - Parameter duration: The time between frames (1/30 s for 30 fps); positive and within
+    ///   the active format's frame rates.
     /// - Throws: ``ReelError`` `.invalidArgument` for a duration the active format cannot do.
     public func setActiveVideoMinFrameDuration(_ duration: MediaTime) throws(ReelError) {
         guard duration.isNumeric, duration.seconds > 0 else {
@@ -181,6 +187,9 @@ public final class CaptureDevice: @unchecked Sendable {
     public var isAuthorized: Bool { authorization.status == .authorized }
 
     /// The status for the default device of `mediaType`. `authorizationStatus(for:)`.
+    /// - Parameter mediaType: `.video` or `.audio`.
+    /// - Returns: Whether this process may open that device: ask before adding an input, so the
+    ///   user can be told how to grant access rather than meet a thrown error.
     public static func authorizationStatus(for mediaType: MediaType) -> AuthorizationStatus {
         `default`(for: mediaType)?.authorization.status ?? .notDetermined
     }

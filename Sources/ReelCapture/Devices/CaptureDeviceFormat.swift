@@ -21,6 +21,19 @@ extension CaptureDevice {
         /// Whether stabilization can be turned on in this format (see ``isVideoStabilizationModeSupported(_:)``).
         public var supportsVideoStabilization: Bool
 
+        /// A format as a device reports it (a V4L2 driver's, or a virtual device's list).
+        /// - Parameters:
+        ///   - width: The picture's width in pixels.
+        ///   - height: The picture's height in pixels.
+        ///   - pixelFormat: The device's name for its pixel layout (`yuyv422`, `mjpeg`, `yuv420p`).
+        ///   - minFrameRate: The slowest frame rate, frames per second.
+        ///   - maxFrameRate: The fastest frame rate, frames per second.
+        ///   - minISO: The lowest ISO; 0 without an ISO control.
+        ///   - maxISO: The highest ISO; 0 without an ISO control.
+        ///   - minExposureSeconds: The shortest exposure; 0 without an exposure control.
+        ///   - maxExposureSeconds: The longest exposure; 0 without an exposure control.
+        ///   - videoMaxZoomFactor: The largest zoom factor; 1 for a device that cannot zoom.
+        ///   - supportsVideoStabilization: Whether stabilization can be turned on in this format.
         public init(width: Int, height: Int, pixelFormat: String, minFrameRate: Double, maxFrameRate: Double,
                     minISO: Float = 0, maxISO: Float = 0, minExposureSeconds: Double = 0, maxExposureSeconds: Double = 0,
                     videoMaxZoomFactor: Double = 1, supportsVideoStabilization: Bool = false) {
@@ -51,6 +64,8 @@ extension CaptureDevice {
         }
 
         /// Whether the format can run at `rate` frames per second.
+        /// - Parameter rate: Frames per second.
+        /// - Returns: True when ``CaptureDevice/setFrameRate(_:)`` would accept `rate` in this format.
         public func supports(frameRate rate: Double) -> Bool { rate >= minFrameRate && rate <= maxFrameRate }
 
         public var description: String {

@@ -13,6 +13,9 @@ public final class AudioDataOutput: CaptureOutput, @unchecked Sendable {
     public override init() {}
 
     /// `setSampleBufferDelegate(_:queue:)`, as a closure run on `queue`.
+    /// - Parameters:
+    ///   - queue: Where `handler` runs; a serial queue keeps the buffers in order.
+    ///   - handler: Called with each buffer of sound as the session captures it.
     public func setSampleBufferHandler(queue: DispatchQueue, _ handler: @escaping @Sendable (SampleBuffer) -> Void) {
         lock.withLock {
             self.queue = queue
@@ -21,6 +24,9 @@ public final class AudioDataOutput: CaptureOutput, @unchecked Sendable {
     }
 
     /// Writer settings for recording this audio. `recommendedAudioSettingsForAssetWriter(writingTo:)`.
+    /// - Parameter fileType: The container the writer makes; it decides the codec.
+    /// - Returns: Settings for an ``AssetWriterInput`` that keep this output's sound as captured
+    ///   (48 kHz, mono).
     public func recommendedAudioSettingsForAssetWriter(writingTo fileType: FileType) -> AudioSettings {
         .recommended(sampleRate: 48000, channelCount: 1, fileType: fileType)
     }

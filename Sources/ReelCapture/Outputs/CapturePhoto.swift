@@ -27,6 +27,8 @@ public struct CapturePhoto: Sendable {
     public var width: Int { pixelBuffer.width }
     public var height: Int { pixelBuffer.height }
     /// The file's bytes, EXIF included. `fileDataRepresentation()`.
+    /// - Returns: The encoded photo (JPEG or PNG, as ``PhotoSettings/codec`` asked), ready to
+    ///   store or send as it is.
     public func fileDataRepresentation() -> Data { data }
     /// `jpg` or `png`.
     public var fileExtension: String {
@@ -35,6 +37,8 @@ public struct CapturePhoto: Sendable {
     }
 
     /// Writes the file under a temporary name, renamed into place when complete.
+    /// - Parameter url: Where the file goes; an existing file there is replaced only once the
+    ///   new one is whole.
     /// - Throws: ``ReelError`` `.io` naming the file.
     public func write(to url: URL) throws(ReelError) {
         do {

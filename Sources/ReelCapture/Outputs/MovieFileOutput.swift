@@ -31,6 +31,11 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         public var didStart: (@Sendable (URL) -> Void)?
         public var didFinish: @Sendable (URL, ReelError?) -> Void
 
+        /// Handlers for one recording.
+        /// - Parameters:
+        ///   - didStart: Called with the file's URL when its first frame is written; nil to ignore.
+        ///   - didFinish: Called once with the file's URL and nil when it is complete, or with the
+        ///     error that ended it (the file may still hold what was recorded until then).
         public init(didStart: (@Sendable (URL) -> Void)? = nil, didFinish: @escaping @Sendable (URL, ReelError?) -> Void) {
             self.didStart = didStart
             self.didFinish = didFinish
@@ -126,6 +131,13 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     }
 
     /// ``startRecording(to:fileType:audio:didFinish:)`` with a start handler too.
+    /// - Parameters:
+    ///   - url: The movie to write; until it is finished it is `NAME.partial.EXT`.
+    ///   - fileType: The container; by default the one `url`'s extension names, MP4 for any other.
+    ///   - withAudio: Whether to record the session's microphone, when it has one.
+    ///   - handlers: Told when the first frame is written and when the file is finished.
+    /// - Throws: ``ReelError`` when the file cannot be created, or `.invalidState` when a
+    ///   recording is under way or the output is in no session.
     public func startRecording(to url: URL, fileType: FileType? = nil, audio withAudio: Bool = true,
                                handlers: RecordingHandlers) throws(ReelError) {
         guard let session else { throw ReelError(.invalidState, "add the output to a session first") }

@@ -24,6 +24,10 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
     /// Takes a photo; `completion` runs off the capture queue with the photo or why there
     /// is none. A flash mode outside ``supportedFlashModes`` is taken as `.off` (the photo's
     /// ``CapturePhoto`` reports the mode used). `capturePhoto(with:delegate:)`.
+    /// - Parameters:
+    ///   - settings: The photo's format, flash, size and orientation.
+    ///   - completion: Called once, with the photo or the reason there is none (no session,
+    ///     no camera, an encoding error).
     public func capturePhoto(with settings: PhotoSettings,
                              completion: @escaping @Sendable (Result<CapturePhoto, ReelError>) -> Void) {
         guard let session else {
@@ -57,6 +61,9 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
     }
 
     /// ``capturePhoto(with:completion:)`` for async code.
+    /// - Parameter settings: The photo's format, flash, size and orientation.
+    /// - Returns: The photo taken from the next frame.
+    /// - Throws: ``ReelError`` the completion would have been given.
     public func capturePhoto(with settings: PhotoSettings) async throws(ReelError) -> CapturePhoto {
         let result = await withCheckedContinuation { continuation in
             capturePhoto(with: settings) { continuation.resume(returning: $0) }

@@ -20,6 +20,12 @@ public struct PhotoSettings: Sendable, Hashable {
     /// stored as captured), as the device's orientation gives it.
     public var orientation: Orientation
 
+    /// Settings for one photo. `AVCapturePhotoSettings(format:)`.
+    /// - Parameters:
+    ///   - codec: JPEG (with its quality) or PNG.
+    ///   - flashMode: Whether the flash fires; a mode the device lacks is taken as `.off`.
+    ///   - maxPhotoDimensions: The largest size to store; nil for the session's frame size.
+    ///   - orientation: The EXIF orientation to record (the pixels stay as captured).
     public init(codec: Codec = .jpeg(quality: 0.9), flashMode: CaptureDevice.FlashMode = .off,
                 maxPhotoDimensions: Size? = nil, orientation: Orientation = .up) {
         self.codec = codec

@@ -39,6 +39,10 @@ public final class VideoDataOutput: CaptureOutput, @unchecked Sendable {
 
     /// The delegate's `captureOutput(_:didOutput:from:)` as a closure run on `queue`, with
     /// `captureOutput(_:didDrop:from:)` as `didDrop`. `setSampleBufferDelegate(_:queue:)`.
+    /// - Parameters:
+    ///   - queue: Where the handlers run; a serial queue keeps the frames in order.
+    ///   - didDrop: Called with each frame dropped and why (late, out of buffers); nil to ignore.
+    ///   - handler: Called with each frame delivered.
     public func setSampleBufferHandler(queue: DispatchQueue, didDrop: (@Sendable (SampleBuffer, DropReason) -> Void)? = nil,
                                        _ handler: @escaping @Sendable (SampleBuffer) -> Void) {
         lock.withLock {
@@ -58,6 +62,9 @@ public final class VideoDataOutput: CaptureOutput, @unchecked Sendable {
 
     /// Writer settings for recording these frames, as the seed asks for them.
     /// `recommendedVideoSettingsForAssetWriter(writingTo:)`.
+    /// - Parameter fileType: The container the writer makes; it decides the codec.
+    /// - Returns: Settings for an ``AssetWriterInput`` at the session's frame size and rate
+    ///   (1280×720 at 30 fps outside a session).
     public func recommendedVideoSettingsForAssetWriter(writingTo fileType: FileType) -> VideoSettings {
         let (width, height) = session?.frameSize ?? (1280, 720)
         return .recommended(width: width, height: height, frameRate: session?.frameRate ?? 30, fileType: fileType)

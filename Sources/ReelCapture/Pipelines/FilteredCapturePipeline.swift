@@ -76,6 +76,11 @@ public final class FilteredCapturePipeline: @unchecked Sendable {
 
     public var isRecording: Bool { machine.withLock { $0.isRecording } }
 
+    /// Returns once the frames already handed to the pipeline's queue have been handled, so
+    /// that a recording started next holds only later ones (a stepped test counts them
+    /// exactly; a busy machine's filter may still be on an earlier frame). Not on the queue.
+    func waitForQueuedFrames() { videoQueue.sync {} }
+
     /// Starts a new file; the session starts at the next frame's time. The file type is the
     /// one `url`'s extension names unless given.
     /// - Parameters:

@@ -27,6 +27,13 @@ public struct PreviewGeometry: Sendable, Hashable {
     /// Flipped left to right after turning, as a front camera's preview is. `isVideoMirrored`.
     public var isMirrored: Bool
 
+    /// A preview's geometry from its parts.
+    /// - Parameters:
+    ///   - bounds: The view's size.
+    ///   - videoSize: The picture's size as the sensor delivers it.
+    ///   - videoGravity: How the picture fills the view.
+    ///   - rotationAngle: The clockwise turn for display: 0, 90, 180 or 270.
+    ///   - isMirrored: Whether the picture is flipped left to right after turning.
     public init(bounds: Size, videoSize: Size, videoGravity: VideoGravity = .resizeAspect, rotationAngle: Int = 0,
                 isMirrored: Bool = false) {
         self.bounds = bounds
@@ -38,6 +45,12 @@ public struct PreviewGeometry: Sendable, Hashable {
 
     /// The geometry for `device`'s preview: mirrored when it faces the user, as
     /// `automaticallyAdjustsVideoMirroring` does.
+    /// - Parameters:
+    ///   - bounds: The view's size.
+    ///   - videoSize: The picture's size as the sensor delivers it.
+    ///   - videoGravity: How the picture fills the view.
+    ///   - rotationAngle: The clockwise turn for display: 0, 90, 180 or 270.
+    ///   - device: The camera previewed; its ``CaptureDevice/position`` decides the mirroring.
     public init(bounds: Size, videoSize: Size, videoGravity: VideoGravity = .resizeAspect, rotationAngle: Int = 0,
                 device: CaptureDevice) {
         self.init(bounds: bounds, videoSize: videoSize, videoGravity: videoGravity, rotationAngle: rotationAngle,
@@ -66,6 +79,9 @@ public struct PreviewGeometry: Sendable, Hashable {
 
     /// The device point under `point` of the view. `captureDevicePointConverted(fromLayerPoint:)`.
     /// Points outside the picture give values outside 0–1.
+    /// - Parameter point: A point in the view's coordinates (as a tap gives it).
+    /// - Returns: The device point, for ``CaptureDevice/focusPointOfInterest`` and
+    ///   ``CaptureDevice/exposurePointOfInterest``; (0.5, 0.5) for an empty picture.
     public func captureDevicePointOfInterest(for point: Point) -> Point {
         let rect = videoRect
         guard rect.size.width > 0, rect.size.height > 0 else { return Point(x: 0.5, y: 0.5) }
@@ -82,6 +98,8 @@ public struct PreviewGeometry: Sendable, Hashable {
 
     /// The point of the view that shows device point `point`.
     /// `layerPointConverted(fromCaptureDevicePoint:)`.
+    /// - Parameter point: A device point, (0, 0) to (1, 1) over the sensor's picture.
+    /// - Returns: Where the view shows it, to draw a focus or face marker there.
     public func layerPoint(forCaptureDevicePointOfInterest point: Point) -> Point {
         var shown: Point
         switch rotationAngle {

@@ -4,6 +4,7 @@ public import ReelCore
 public final class CaptureDeviceInput: Sendable {
     public let device: CaptureDevice
 
+    /// - Parameter device: The camera, microphone or file the input reads from.
     /// - Throws: ``ReelError`` `.permissionDenied`, with how to grant access, when this
     ///   process may not open the device.
     public init(device: CaptureDevice) throws(ReelError) {

@@ -98,6 +98,9 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// Whether the camera has a format at least as large as the preset. `canSetSessionPreset(_:)`.
+    /// - Parameter preset: The size wanted.
+    /// - Returns: False when the camera cannot deliver that size, so that setting it would
+    ///   leave ``sessionPreset`` unchanged; true without a camera.
     public func canSetSessionPreset(_ preset: Preset) -> Bool {
         let (width, height) = preset.size
         guard let camera = read(\.camera) else { return true }
@@ -127,6 +130,8 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// One input per medium (a file camera gives both). `canAddInput(_:)`.
+    /// - Parameter input: The input to add.
+    /// - Returns: False when the session already has an input for one of its media.
     public func canAddInput(_ input: CaptureDeviceInput) -> Bool {
         read { configuration in
             !configuration.inputs.contains { existing in
@@ -138,6 +143,7 @@ public final class CaptureSession: @unchecked Sendable {
     /// Adds `input` when ``canAddInput(_:)`` allows it, and does nothing otherwise (where
     /// AVFoundation raises an exception). `addInput(_:)`.
     /// - Returns: whether the input was added.
+    /// - Parameter input: The input to add.
     @discardableResult
     public func addInput(_ input: CaptureDeviceInput) -> Bool {
         do throws(ReelError) { try add(input) } catch { return false }
@@ -145,6 +151,7 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// Adds `input`, or says why not.
+    /// - Parameter input: The input to add.
     /// - Throws: ``ReelError`` `.invalidState` when ``canAddInput(_:)`` is false.
     public func add(_ input: CaptureDeviceInput) throws(ReelError) {
         guard canAddInput(input) else {
@@ -154,13 +161,18 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// `removeInput(_:)`: inside begin/commitConfiguration, the replacement takes over on the next frame.
+    /// - Parameter input: The input to take out; one that is not in the session is ignored.
     public func removeInput(_ input: CaptureDeviceInput) { change { $0.inputs.removeAll { $0 === input } } }
 
+    /// Whether `output` may be added: any output not already in the session. `canAddOutput(_:)`.
+    /// - Parameter output: The output to add.
+    /// - Returns: False when it is already in the session.
     public func canAddOutput(_ output: CaptureOutput) -> Bool { !outputs.contains { $0 === output } }
 
     /// Adds `output` when ``canAddOutput(_:)`` allows it, and does nothing otherwise (where
     /// AVFoundation raises an exception). `addOutput(_:)`.
     /// - Returns: whether the output was added.
+    /// - Parameter output: The output to add.
     @discardableResult
     public func addOutput(_ output: CaptureOutput) -> Bool {
         do throws(ReelError) { try add(output) } catch { return false }
@@ -168,6 +180,7 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// Adds `output`, or says why not.
+    /// - Parameter output: The output to add.
     /// - Throws: ``ReelError`` `.invalidState` when the output is already in the session.
     public func add(_ output: CaptureOutput) throws(ReelError) {
         guard canAddOutput(output) else { throw ReelError(.invalidState, "the output is already in the session") }
@@ -175,6 +188,9 @@ public final class CaptureSession: @unchecked Sendable {
         change { $0.outputs.append(output) }
     }
 
+    /// Takes `output` out of the session; inside begin/commitConfiguration, at the commit.
+    /// `removeOutput(_:)`.
+    /// - Parameter output: The output to take out; one that is not in the session is ignored.
     public func removeOutput(_ output: CaptureOutput) { change { $0.outputs.removeAll { $0 === output } } }
 
     /// Starts staging changes; they take effect together at ``commitConfiguration()``.

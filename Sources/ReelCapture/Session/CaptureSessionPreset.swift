@@ -2,6 +2,8 @@ extension CaptureSession {
     /// The size a session captures at. `AVCaptureSession.Preset`.
     public struct Preset: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         public let rawValue: String
+        /// A preset by name, as ``rawValue`` gives it (`high`, `1280x720`, …).
+        /// - Parameter rawValue: The preset's name; an unknown one captures at the camera's own size.
         public init(rawValue: String) { self.rawValue = rawValue }
         public static let photo = Preset(rawValue: "photo")
         public static let high = Preset(rawValue: "high")

@@ -33,11 +33,17 @@ public struct GlobalMotionEstimator: Sendable {
     /// The largest shift looked for, in pixels, as a fraction of the picture's height.
     public var searchRange: Double
 
+    /// An estimator looking for shifts up to `searchRange` of the picture's height.
+    /// - Parameter searchRange: The largest shift found, as a fraction of the picture's
+    ///   height; larger finds faster shakes and costs more.
     public init(searchRange: Double = 0.08) {
         self.searchRange = searchRange
     }
 
     /// The projections of `picture`'s luma plane.
+    /// - Parameter picture: A frame (its first plane is taken as luma).
+    /// - Returns: What ``motion(from:to:)`` compares: a few thousand floats, so that each frame
+    ///   is summed once and compared with its successor cheaply.
     public func signature(of picture: PixelBuffer) -> Signature {
         let width = picture.width, height = picture.height, bands = Self.bands
         var columns = [[Float]](repeating: [Float](repeating: 0, count: width), count: bands)
@@ -83,6 +89,10 @@ public struct GlobalMotionEstimator: Sendable {
 
     /// How far the content moved from `previous` to `current`, in pixels (x right, y down):
     /// a point at (x, y) in the previous frame is near (x + dx, y + dy) in the current one.
+    /// - Parameters:
+    ///   - previous: The earlier frame's signature.
+    ///   - current: The later frame's signature, of a picture the same size.
+    /// - Returns: The shift, to sub-pixel precision, within ``searchRange``.
     public func motion(from previous: Signature, to current: Signature) -> (dx: Double, dy: Double) {
         let reach = max(2, Int((searchRange * Double(current.rows.first?.count ?? 0)).rounded()))
         let dx = zip(previous.columns, current.columns).map { Self.shift($0, $1, reach: reach) }

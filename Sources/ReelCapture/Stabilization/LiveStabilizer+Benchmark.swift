@@ -8,6 +8,11 @@ extension LiveStabilizer {
     /// (and timed on their own: the shaking, rolling camera's cost).
     /// - Returns: CPU milliseconds a frame for the whole step, for the motion estimate alone, and
     ///   for drawing the camera's picture.
+    /// - Parameters:
+    ///   - width: The pictures' width in pixels.
+    ///   - height: The pictures' height in pixels.
+    ///   - frames: How many pictures to time (the more, the steadier the figure).
+    ///   - mode: The stabilization mode, which sets the smoothing window.
     /// - Throws: ``ReelError`` for a size a pixel buffer cannot have, or a mode that is `off`.
     public static func benchmark(width: Int, height: Int, frames: Int, mode: CaptureVideoStabilizationMode)
         throws(ReelError) -> (milliseconds: Double, estimateMilliseconds: Double, cameraMilliseconds: Double)

@@ -55,6 +55,7 @@ public final class LiveStabilizer: @unchecked Sendable {
 
     /// The stabilizer of a live mode: `standard` smooths over ±6 frames, `cinematic` over ±15.
     /// Nil for `off`.
+    /// - Parameter mode: The connection's mode; `auto` is taken as `standard`.
     public convenience init?(mode: CaptureVideoStabilizationMode) {
         switch mode.resolved {
         case .standard: self.init(radius: 6, sigma: 3)
@@ -65,6 +66,9 @@ public final class LiveStabilizer: @unchecked Sendable {
 
     /// Takes the next picture and gives back the one `radius` frames before it, steadied,
     /// or nil while the window fills. A picture earlier than the last starts afresh (a new run).
+    /// - Parameter sample: The next frame; one that is not yuv420p passes through unchanged.
+    /// - Returns: The frame `radius` frames back, cropped and shifted to steady it (its time
+    ///   kept), or nil while the first `radius` frames fill the window.
     /// - Throws: ``ReelError`` when a picture cannot be scaled (libswscale's message).
     public func process(_ sample: SampleBuffer) throws(ReelError) -> SampleBuffer? {
         guard let picture = sample.pixelBuffer, picture.pixelFormat == .yuv420p else { return sample }
@@ -86,6 +90,8 @@ public final class LiveStabilizer: @unchecked Sendable {
     }
 
     /// The pictures still waiting, steadied with the frames there are (the end of an offline pass).
+    /// - Returns: The frames still in the window, in order, each steadied with the frames after
+    ///   it that there are.
     /// - Throws: ``ReelError`` when a picture cannot be scaled.
     public func flush() throws(ReelError) -> [SampleBuffer] {
         var out: [SampleBuffer] = []
@@ -128,6 +134,11 @@ public final class LiveStabilizer: @unchecked Sendable {
     /// (the first frame's is zero): for each frame, its place on the camera's path less the
     /// path smoothed with a Gaussian of `sigma` frames (over ±3σ, the future included).
     /// - Returns: one correction per frame (pixels and radians) for ``steadied(_:correction:)``.
+    /// - Parameters:
+    ///   - motions: Each frame's motion from the one before (pixels and radians), as
+    ///     ``GlobalMotionEstimator`` gives it.
+    ///   - sigma: How many frames the smoothing spans (at least 0.5): larger is steadier and
+    ///     crops more of a deliberate pan.
     public static func corrections(for motions: [(dx: Double, dy: Double, angle: Double)], sigma: Double) -> [Pose] {
         var path: [Pose] = []
         path.reserveCapacity(motions.count)
@@ -152,6 +163,10 @@ public final class LiveStabilizer: @unchecked Sendable {
     /// `picture` cropped to 90 %, turned and moved as `correction` (pixels and radians,
     /// held within the 5 % margin) gives, scaled back to its size. Pictures other than
     /// yuv420p pass unchanged.
+    /// - Parameters:
+    ///   - picture: The frame to steady.
+    ///   - correction: Its correction from ``corrections(for:sigma:)``, in pixels and radians.
+    /// - Returns: The steadied frame, the same size as `picture`.
     /// - Throws: ``ReelError`` when the picture cannot be scaled.
     public func steadied(_ picture: PixelBuffer, correction: Pose) throws(ReelError) -> PixelBuffer {
         guard picture.pixelFormat == .yuv420p else { return picture }

@@ -5,11 +5,17 @@ public struct AudioMix: Sendable {
     /// One entry per track that is not at full volume throughout. `inputParameters`.
     public var inputParameters: [AudioMixInputParameters]
 
+    /// A mix from its tracks' parameters.
+    /// - Parameter inputParameters: One entry per track whose volume changes; other tracks play at 1.
     public init(inputParameters: [AudioMixInputParameters] = []) {
         self.inputParameters = inputParameters
     }
 
     /// The volume of `trackID` at `time`: 1 unless its parameters say otherwise.
+    /// - Parameters:
+    ///   - trackID: The composition track's ID.
+    ///   - time: The composition time.
+    /// - Returns: The gain the mixer applies to that track's samples then.
     public func volume(ofTrack trackID: Int, at time: MediaTime) -> Double {
         inputParameters.first { $0.trackID == trackID }?.volume(at: time) ?? 1
     }
@@ -20,20 +26,32 @@ public struct AudioMixInputParameters: Sendable {
     public var trackID: Int
     private var ramps: [Ramp<Double>] = []
 
+    /// Parameters for one track, at full volume until ramps are set.
+    /// - Parameter trackID: The composition track they apply to.
     public init(trackID: Int) {
         self.trackID = trackID
     }
 
     /// From `time` on, the volume is `volume` (1 is unchanged). `setVolume(_:at:)`.
+    /// - Parameters:
+    ///   - volume: The gain, 0 silent, 1 unchanged.
+    ///   - time: When it takes effect.
     public mutating func setVolume(_ volume: Double, at time: MediaTime) {
         insert(Ramp(timeRange: MediaTimeRange(start: time, duration: .zero), start: volume, end: volume))
     }
 
     /// The volume moves linearly over `timeRange`. `setVolumeRamp(fromStartVolume:toEndVolume:timeRange:)`.
+    /// - Parameters:
+    ///   - start: The gain at the range's start.
+    ///   - end: The gain at its end, held after it.
+    ///   - timeRange: When the fade happens.
     public mutating func setVolumeRamp(fromStartVolume start: Double, toEndVolume end: Double, timeRange: MediaTimeRange) {
         insert(Ramp(timeRange: timeRange, start: start, end: end))
     }
 
+    /// The volume at `time`: the ramp in force, or the last value set before it.
+    /// - Parameter time: The composition time.
+    /// - Returns: The gain, 1 before anything is set.
     public func volume(at time: MediaTime) -> Double {
         value(of: ramps, at: time, initial: 1) { a, b, f in a + (b - a) * f }
     }

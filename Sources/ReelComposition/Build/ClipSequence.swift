@@ -22,6 +22,11 @@ public struct ClipSequence: Sendable {
         /// 1 is normal, 2 twice as fast, 0.5 half as fast.
         public var speed: Double
 
+        /// A clip from its file, range and speed.
+        /// - Parameters:
+        ///   - asset: The file.
+        ///   - range: The part of it to use; nil for all of it.
+        ///   - speed: The playback speed, 1 normal.
         public init(asset: Asset, range: MediaTimeRange? = nil, speed: Double = 1) {
             self.asset = asset
             self.range = range
@@ -32,11 +37,16 @@ public struct ClipSequence: Sendable {
         /// the sound cut there, so a sound that outlasts the picture adds no frozen frames.
         /// This is what `reel merge` and spec clips without a range use. (`asset.duration`,
         /// and a clip with no range, are the longest track, as in AVFoundation.)
+        /// - Parameters:
+        ///   - asset: The file.
+        ///   - speed: The playback speed, 1 normal.
         public init(pictureOf asset: Asset, speed: Double = 1) {
             self.init(asset: asset, range: Self.pictureRange(of: asset), speed: speed)
         }
 
         /// From 0 to the end of the asset's first video track; nil without one.
+        /// - Parameter asset: The file.
+        /// - Returns: The range its pictures cover, so a longer sound adds no frozen frames.
         public static func pictureRange(of asset: Asset) -> MediaTimeRange? {
             guard let video = asset.tracks(withMediaType: .video).first else { return nil }
             let end = video.timeRange.end
@@ -62,7 +72,7 @@ public struct ClipSequence: Sendable {
     ///   - renderSize: the frame size; the first clip's displayed size when nil.
     ///   - frameDuration: the output's frame duration; the first clip's rate (as
     ///     ``VideoComposition/init(propertiesOf:)`` chooses it) when nil. A clip that starts
-    ///     inside a transition starts on a whole output frame (see ``frameGridStart(_:grid:within:)``).
+    ///     inside a transition starts on a whole output frame (see `frameGridStart(_:grid:within:)`).
     /// - Throws: ``ReelError`` naming the clip (`clips[2]`) that has no video, is too short for
     ///   its transitions, or has a range or speed out of bounds.
     public init(clips: [Clip], transitions: [Transition] = [.none], renderSize: Size? = nil,
@@ -236,6 +246,11 @@ public struct ClipSequence: Sendable {
 
     /// The transform that shows a picture of `naturalSize`, turned by `preferredTransform`,
     /// as large as fits inside `size` and centred.
+    /// - Parameters:
+    ///   - naturalSize: The picture's stored size.
+    ///   - preferredTransform: How the file says to turn it for display.
+    ///   - size: The frame to fit it in (the render size).
+    /// - Returns: The layer transform: the turn, then the scale and the centring.
     public static func aspectFit(naturalSize: Size, preferredTransform: ReelCore.AffineTransform,
                                  in size: Size) -> ReelCore.AffineTransform {
         let turned = Rect(origin: .zero, size: naturalSize).applying(preferredTransform)
@@ -301,6 +316,11 @@ public struct ClipSequence: Sendable {
 extension ClipSequence {
     /// An export of the sequence with `preset` to `url`: its composition, video composition
     /// and audio mix, as every caller of a sequence sets them up.
+    /// - Parameters:
+    ///   - preset: The output's size box and quality.
+    ///   - url: The file to write.
+    ///   - fileType: The container.
+    /// - Returns: The session, ready for ``ExportSession/export(progressHandler:)``.
     public func exportSession(preset: ExportPreset, to url: URL, fileType: FileType) -> ExportSession {
         let session = ExportSession(composition: composition, preset: preset)
         session.outputURL = url

@@ -6,6 +6,12 @@ public import ReelCore
 /// the overlaps where transitions happen, and a row per overlay showing when it animates.
 public enum TimelinePicture {
     /// Renders the timeline `width` pixels wide as RGBA.
+    /// - Parameters:
+    ///   - composition: The edit to draw.
+    ///   - video: Its video composition, for the overlays' rows; nil for none.
+    ///   - width: The picture's width in pixels (the height follows the rows).
+    /// - Returns: The picture, to look at an edit without playing it.
+    /// - Throws: ``ReelError`` when the picture cannot be made or its text drawn.
     public static func render(_ composition: MutableComposition, video: VideoComposition?, width: Int = 1600) throws(ReelError) -> PixelBuffer {
         let duration = max(composition.duration.seconds, 0.001)
         let overlays = video?.animationTool?.sublayers ?? []

@@ -31,6 +31,7 @@ public enum Transition: Sendable, Hashable {
     }
 
     /// Parses `dissolve:2`, `push:1.5`, `push-up:1`, `slide-right:1`, `wipe:1`, `fade:1`, `zoom:1`, `none`.
+    /// - Parameter spec: The transition as a spec names it, its length in seconds after the colon.
     public init?(spec: String) {
         let parts = spec.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard let kind = parts.first, !kind.isEmpty else { return nil }

@@ -4,6 +4,9 @@ import ReelAsset
 /// What an export makes: a size box and a quality. `AVAssetExportPreset…`.
 public struct ExportPreset: RawRepresentable, Sendable, Hashable, CaseIterable {
     public let rawValue: String
+    /// A preset by name, as ``allCases`` spell them (`1920x1080`, `highest`, `passthrough`).
+    /// - Parameter rawValue: The name; an unknown one keeps the picture's size at the codec's
+    ///   default quality.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Copies the media without re-encoding. `AVAssetExportPresetPassthrough`.
@@ -58,6 +61,8 @@ public struct ExportPreset: RawRepresentable, Sendable, Hashable, CaseIterable {
 
     /// The output size for pictures of `size`: fitted within the box keeping the aspect,
     /// never scaled up, even on both sides.
+    /// - Parameter size: The render size of the pictures.
+    /// - Returns: The encoded width and height.
     public func outputSize(for size: Size) -> (width: Int, height: Int) {
         var scale = 1.0
         if let box {

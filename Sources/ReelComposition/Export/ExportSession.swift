@@ -61,6 +61,11 @@ public final class ExportSession: @unchecked Sendable {
     public var status: Status { lock.withLock { _status } }
     public var error: ReelError? { lock.withLock { _error } }
 
+    /// An export of `composition` with `preset`; set the output URL and file type, then export.
+    /// `init(asset:presetName:)`.
+    /// - Parameters:
+    ///   - composition: The edit to render.
+    ///   - preset: The output's size box and quality, or passthrough.
     public init(composition: MutableComposition, preset: ExportPreset) {
         self.composition = composition
         self.preset = preset
@@ -74,6 +79,8 @@ public final class ExportSession: @unchecked Sendable {
     /// The presets that make sense for `composition`: passthrough only when its clips can be
     /// copied (no overlaps, normal speed), and sized presets no larger than it (they never
     /// scale up, so the bigger ones would equal `highest`). `exportPresets(compatibleWith:)`.
+    /// - Parameter composition: The edit to export.
+    /// - Returns: The presets to offer for it.
     public static func exportPresets(compatibleWith composition: MutableComposition) -> [ExportPreset] {
         let size = Self.plainVideoComposition(of: composition).video.renderSize
         let longest = max(size.width, size.height)
@@ -142,6 +149,7 @@ public final class ExportSession: @unchecked Sendable {
 
     /// Renders and writes the file, on a thread of its own. Cancelling the task cancels the
     /// export (``cancelExport()``). `export()`.
+    /// - Parameter progressHandler: Called with the progress, 0 to 1, as frames are written.
     /// - Throws: ``ReelError``: a missing output URL, an invalid video composition (the error
     ///   names the instruction), a source that cannot be read, a write failure, or `.cancelled`.
     public func export(progressHandler: (@Sendable (Double) -> Void)? = nil) async throws(ReelError) {
@@ -162,6 +170,8 @@ public final class ExportSession: @unchecked Sendable {
     }
 
     /// ``export(progressHandler:)`` on the calling thread.
+    /// - Parameter progressHandler: Called with the progress, 0 to 1, as frames are written.
+    /// - Throws: ``ReelError``, as ``export(progressHandler:)``.
     public func exportSynchronously(progressHandler: (@Sendable (Double) -> Void)? = nil) throws(ReelError) {
         do throws(ReelError) {
             lock.withLock { _status = .exporting }

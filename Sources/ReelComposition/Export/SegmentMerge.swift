@@ -15,6 +15,11 @@ public enum SegmentMerge {
     static let declick = 120
 
     /// Writes `segments`, in order, to `url` and returns the joined length.
+    /// - Parameters:
+    ///   - segments: The recordings to join, in order, with the same video parameters.
+    ///   - url: The file to write.
+    ///   - fileType: The container.
+    /// - Returns: The merged length: the sum of the segments' picture lengths.
     /// - Throws: ``ReelError``: `.unsupported` naming the segment and parameter when the
     ///   videos differ (use an export preset then), or a read or write failure. The output
     ///   appears only when complete.

@@ -8,6 +8,13 @@ public import ReelCore
 /// re-encoded, stretched with its pitch kept (`TimeStretcher`) or varispeed.
 public enum StretchedCopy {
     /// Writes `asset` played at `rate` (below 1) to `url`.
+    /// - Parameters:
+    ///   - asset: The file to slow down.
+    ///   - rate: The playback rate, 1/16 to below 1 (1/8 plays a 240 fps capture at 30 fps).
+    ///   - url: The file to write.
+    ///   - fileType: The container.
+    ///   - pitch: How the sound is stretched: its pitch kept, or lowered with the rate.
+    ///   - progress: Called with the progress, 0 to 1.
     /// - Throws: ``ReelError`` for a rate that is not a slow-down, or a read or write failure.
     ///   The output appears only when complete.
     public static func write(_ asset: Asset, rate: Double, to url: URL, fileType: FileType = .mp4,

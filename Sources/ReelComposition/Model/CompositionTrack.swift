@@ -40,6 +40,10 @@ public final class CompositionTrack: @unchecked Sendable {
     /// duration. A gap fills any time between the track's end and `time`. The range may
     /// run to the end of the track's file even where the track itself ends sooner (as
     /// the seeds insert `asset.duration`); the last picture then holds. `insertTimeRange(_:of:at:)`.
+    /// - Parameters:
+    ///   - timeRange: The part of the source track to insert.
+    ///   - track: The source track.
+    ///   - time: Where it goes on this track; later media moves back by its length.
     /// - Throws: ``ReelError`` `.invalidArgument` when the track is of another medium, the
     ///   range is empty or outside the source, or `time` is negative.
     public func insertTimeRange(_ timeRange: MediaTimeRange, of track: AssetTrack, at time: MediaTime) throws(ReelError) {
@@ -70,12 +74,14 @@ public final class CompositionTrack: @unchecked Sendable {
     }
 
     /// Inserts a gap at `timeRange.start`, pushing later media back. `insertEmptyTimeRange(_:)`.
+    /// - Parameter timeRange: Where the gap starts and how long it is.
     public func insertEmptyTimeRange(_ timeRange: MediaTimeRange) {
         guard timeRange.isValid, timeRange.duration > .zero else { return }
         insert(CompositionTrackSegment(emptyTimeRange: timeRange), at: timeRange.start)
     }
 
     /// Removes `timeRange` from the timeline and pulls later media forward. `removeTimeRange(_:)`.
+    /// - Parameter timeRange: The stretch of the track's timeline to take out.
     public func removeTimeRange(_ timeRange: MediaTimeRange) {
         guard timeRange.isValid, timeRange.duration > .zero else { return }
         var kept: [CompositionTrackSegment] = []
@@ -101,6 +107,9 @@ public final class CompositionTrack: @unchecked Sendable {
 
     /// Stretches or squeezes `timeRange` of the timeline to last `duration`: the media in
     /// it plays slower or faster, and later media moves. `scaleTimeRange(_:toDuration:)`.
+    /// - Parameters:
+    ///   - timeRange: The stretch of the track's timeline to change.
+    ///   - duration: Its new length (twice as long plays it at half speed).
     public func scaleTimeRange(_ timeRange: MediaTimeRange, toDuration duration: MediaTime) {
         guard timeRange.isValid, timeRange.duration > .zero, duration.isNumeric, duration > .zero else { return }
         splitAt(timeRange.start)
@@ -121,6 +130,8 @@ public final class CompositionTrack: @unchecked Sendable {
     }
 
     /// The segment showing at `time`, if any. `segment(forTrackTime:)`.
+    /// - Parameter time: A time on the track.
+    /// - Returns: The segment, with the source it reads then; nil past the end.
     public func segment(forTrackTime time: MediaTime) -> CompositionTrackSegment? {
         segments.first { $0.timeMapping.target.contains(time) }
     }

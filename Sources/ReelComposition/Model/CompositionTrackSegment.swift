@@ -12,6 +12,12 @@ public struct CompositionTrackSegment: Sendable, Hashable {
     /// Durations differ when the segment is sped up or slowed down.
     public var timeMapping: MediaTimeMapping
 
+    /// A segment that plays part of a file. `init(url:trackID:sourceTimeRange:targetTimeRange:)`.
+    /// - Parameters:
+    ///   - url: The source file.
+    ///   - trackID: The source track in it.
+    ///   - sourceTimeRange: The part of that track played.
+    ///   - targetTimeRange: Where it plays on the composition; another length changes its speed.
     public init(url: URL, trackID: Int, sourceTimeRange: MediaTimeRange, targetTimeRange: MediaTimeRange) {
         sourceURL = url
         sourceTrackID = trackID
@@ -19,6 +25,7 @@ public struct CompositionTrackSegment: Sendable, Hashable {
     }
 
     /// A gap of `timeRange`. `init(timeRange:)`.
+    /// - Parameter timeRange: Where the gap is on the composition's timeline.
     public init(emptyTimeRange timeRange: MediaTimeRange) {
         sourceURL = nil
         sourceTrackID = 0

@@ -14,6 +14,10 @@ public final class MutableComposition: @unchecked Sendable {
 
     /// A new empty track; a `preferredTrackID` of 0 (`kCMPersistentTrackID_Invalid`) picks
     /// the next free ID. Nil when that ID is taken. `addMutableTrack(withMediaType:preferredTrackID:)`.
+    /// - Parameters:
+    ///   - mediaType: `.video` or `.audio`.
+    ///   - preferredTrackID: The ID wanted, or 0 for the next free one.
+    /// - Returns: The new track, to insert media into.
     @discardableResult
     public func addMutableTrack(withMediaType mediaType: MediaType, preferredTrackID: Int = 0) -> CompositionTrack? {
         let taken = Set(tracks.map(\.trackID))
@@ -30,15 +34,21 @@ public final class MutableComposition: @unchecked Sendable {
     }
 
     /// Removes a track. `removeTrack(_:)`.
+    /// - Parameter track: The track to take out; one not in the composition is ignored.
     public func removeTrack(_ track: CompositionTrack) {
         tracks.removeAll { $0 === track }
     }
 
     /// The tracks of one medium. `tracks(withMediaType:)`.
+    /// - Parameter mediaType: The medium wanted.
+    /// - Returns: Its tracks, in the order they were added.
     public func tracks(withMediaType mediaType: MediaType) -> [CompositionTrack] {
         tracks.filter { $0.mediaType == mediaType }
     }
 
+    /// The track with an ID. `track(withTrackID:)`.
+    /// - Parameter trackID: The ID, as instructions and mix parameters name tracks.
+    /// - Returns: The track; nil when none has that ID.
     public func track(withTrackID trackID: Int) -> CompositionTrack? {
         tracks.first { $0.trackID == trackID }
     }

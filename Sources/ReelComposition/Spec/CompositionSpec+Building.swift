@@ -14,6 +14,8 @@ public struct BuiltComposition: Sendable {
 extension CompositionSpec {
     /// Builds the composition, resolving files against `folder`. Every check happens here,
     /// before any rendering.
+    /// - Parameter folder: The folder relative paths in the spec are read from (the spec's own).
+    /// - Returns: The composition, its video composition and audio mix, ready to export or play.
     /// - Throws: ``ReelError`` naming the spec path (`clips[2].range.end`, `overlays[0].color`).
     public func build(relativeTo folder: URL) throws(ReelError) -> BuiltComposition {
         func url(_ path: String) -> URL {

@@ -3,6 +3,7 @@ public import ReelCore
 
 extension CompositionSpec {
     /// Reads and checks a spec file.
+    /// - Parameter url: The spec file (JSON).
     /// - Throws: ``ReelError`` `.invalidData` naming the spec path of the problem
     ///   (`clips[1].range.end: …`), for bad JSON, a wrong type, a missing or unknown key.
     public init(contentsOf url: URL) throws(ReelError) {
@@ -21,6 +22,10 @@ extension CompositionSpec {
     }
 
     /// Parses spec JSON; `name` is the file the errors mention.
+    /// - Parameters:
+    ///   - data: The JSON.
+    ///   - name: What errors call the input (the file's path).
+    /// - Throws: ``ReelError`` `.invalidData` naming the spec path of the problem.
     public init(data: Data, name: String = "spec") throws(ReelError) {
         do throws(ReelError) {
             try SpecJSONScanner.check(data)

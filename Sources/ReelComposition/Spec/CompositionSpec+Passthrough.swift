@@ -9,6 +9,7 @@ extension CompositionSpec {
     /// edit lists hide the rest), and the sound (clip volume, music) is mixed and encoded
     /// as with any preset.
     /// - Parameter subject: what the error's subject starts with (the spec file's path).
+    /// - Returns: Why a passthrough export cannot make this spec (naming the key), or nil when it can.
     public func passthroughRefusal(subject: String) -> ReelError? {
         func refusal(_ key: String, _ why: String) -> ReelError {
             ReelError(.unsupported, "\(why); the passthrough preset copies the pictures as they are, so use a sized preset",

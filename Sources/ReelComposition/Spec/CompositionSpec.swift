@@ -64,6 +64,9 @@ public struct CompositionSpec: Codable, Sendable {
         case number(Double)
         case point(Double, Double)
 
+        /// Reads a number, or a two-number array as a point.
+        /// - Parameter decoder: The JSON decoder.
+        /// - Throws: `DecodingError` for anything else.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let number = try? container.decode(Double.self) {
@@ -77,6 +80,9 @@ public struct CompositionSpec: Codable, Sendable {
             self = .point(pair[0], pair[1])
         }
 
+        /// Writes the number, or the point as `[x, y]`.
+        /// - Parameter encoder: The JSON encoder.
+        /// - Throws: What the encoder throws.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {

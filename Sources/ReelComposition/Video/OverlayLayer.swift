@@ -29,6 +29,11 @@ public final class OverlayLayer: @unchecked Sendable {
     public private(set) var sublayers: [OverlayLayer] = []
     public private(set) var animations: [KeyframeAnimation] = []
 
+    /// A layer from its content and place. `CALayer()` with `frame` and `opacity` set.
+    /// - Parameters:
+    ///   - content: What it draws: a colour, an image or text, or nothing (a group).
+    ///   - frame: Its place and size in render pixels.
+    ///   - opacity: 0 (invisible) to 1.
     public init(content: Content = .none, frame: Rect, opacity: Double = 1) {
         self.content = content
         self.frame = frame
@@ -36,12 +41,18 @@ public final class OverlayLayer: @unchecked Sendable {
     }
 
     /// `addSublayer(_:)`.
+    /// Adds a layer drawn over this one's content, in its coordinates.
+    /// - Parameter layer: The sublayer.
     public func addSublayer(_ layer: OverlayLayer) { sublayers.append(layer) }
 
     /// `add(_:forKey:)`.
+    /// Adds an animation of one of the layer's properties.
+    /// - Parameter animation: The animation; later ones of the same property win.
     public func add(_ animation: KeyframeAnimation) { animations.append(animation) }
 
     /// The layer's state at composition time `time`, with every animation applied.
+    /// - Parameter time: The composition time.
+    /// - Returns: What to draw then: opacity, centre, scale and rotation.
     public func presentation(at time: MediaTime) -> (opacity: Double, position: Point, scale: Double, rotation: Double) {
         var state = (opacity: opacity, position: Point(x: frame.midX, y: frame.midY), scale: 1.0, rotation: 0.0)
         for animation in animations {
@@ -81,12 +92,28 @@ public struct KeyframeAnimation: Sendable {
     /// When false, the last value holds after the end. `isRemovedOnCompletion`.
     public var isRemovedOnCompletion: Bool
 
+    /// An animation of a scalar property (opacity, scale, rotation).
+    /// - Parameters:
+    ///   - keyPath: The property.
+    ///   - values: Its values in order.
+    ///   - keyTimes: Where each falls, fractions 0…1 of the duration; empty spreads them evenly.
+    ///   - beginTime: When it starts, in composition seconds.
+    ///   - duration: How long it runs, in seconds.
+    ///   - isRemovedOnCompletion: False to hold the last value after the end.
     public init(keyPath: KeyPath, values: [Double], keyTimes: [Double] = [], beginTime: Double, duration: Double,
                 isRemovedOnCompletion: Bool = true) {
         self.init(keyPath: keyPath, points: values.map { Point(x: $0, y: 0) }, keyTimes: keyTimes, beginTime: beginTime,
                   duration: duration, isRemovedOnCompletion: isRemovedOnCompletion)
     }
 
+    /// An animation of a point property (position).
+    /// - Parameters:
+    ///   - keyPath: The property.
+    ///   - points: Its values in order.
+    ///   - keyTimes: Where each falls, fractions 0…1 of the duration; empty spreads them evenly.
+    ///   - beginTime: When it starts, in composition seconds.
+    ///   - duration: How long it runs, in seconds.
+    ///   - isRemovedOnCompletion: False to hold the last value after the end.
     public init(keyPath: KeyPath, points: [Point], keyTimes: [Double] = [], beginTime: Double, duration: Double,
                 isRemovedOnCompletion: Bool = true) {
         self.keyPath = keyPath
@@ -99,6 +126,8 @@ public struct KeyframeAnimation: Sendable {
 
     /// The value at composition second `seconds`, or nil when the animation is not in force
     /// (before it begins, or after it ends when removed on completion).
+    /// - Parameter seconds: The composition time in seconds.
+    /// - Returns: The interpolated value (`x` alone for a scalar property).
     public func value(at seconds: Double) -> Point? {
         guard !values.isEmpty, duration > 0, seconds >= beginTime else { return nil }
         let fraction = (seconds - beginTime) / duration

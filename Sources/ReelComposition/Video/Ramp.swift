@@ -7,6 +7,11 @@ public struct Ramp<Value: Sendable & Equatable>: Sendable, Equatable {
     public var start: Value
     public var end: Value
 
+    /// A ramp from `start` to `end` over `timeRange` (a zero-length range sets a value).
+    /// - Parameters:
+    ///   - timeRange: When the value moves.
+    ///   - start: The value at the start.
+    ///   - end: The value at the end, held after it.
     public init(timeRange: MediaTimeRange, start: Value, end: Value) {
         self.timeRange = timeRange
         self.start = start

@@ -23,6 +23,8 @@ public struct VideoCompositionRequest: Sendable {
 
     /// The source picture of `trackID` at this time (already scaled toward the output size),
     /// or nil when that track shows nothing now. `sourceFrame(byTrackID:)`.
+    /// - Parameter trackID: The composition track's ID.
+    /// - Returns: Its picture for this frame.
     public func sourceFrame(byTrackID trackID: Int) -> PixelBuffer? { sources[trackID] }
 
     /// The tracks with a source picture at this time. `sourceTrackIDs`.

@@ -21,6 +21,11 @@ public struct VideoComposition: Sendable {
         self.init(renderSize: .zero, frameDuration: .invalid)
     }
 
+    /// A video composition from its parts.
+    /// - Parameters:
+    ///   - renderSize: The output frames' size.
+    ///   - frameDuration: The time between output frames.
+    ///   - instructions: What shows when, tiling the timeline.
     public init(renderSize: Size, frameDuration: MediaTime, instructions: [VideoCompositionInstruction] = []) {
         self.renderSize = renderSize
         self.frameDuration = frameDuration
@@ -31,6 +36,7 @@ public struct VideoComposition: Sendable {
     /// set of video tracks with media changes, with a layer per track (in track order)
     /// that shows it with its preferred transform. Where two tracks overlap, the stretch
     /// gets two layer instructions. `AVMutableVideoComposition(propertiesOf:)`.
+    /// - Parameter composition: The edit whose tracks, sizes and frame rate it takes.
     public init(propertiesOf composition: MutableComposition) {
         let tracks = composition.tracks(withMediaType: .video)
         var cuts = Set<MediaTime>([.zero, composition.duration])
@@ -110,6 +116,7 @@ public struct VideoComposition: Sendable {
     }
 
     /// Checks the instructions against `composition`; the error names the bad instruction.
+    /// - Parameter composition: The edit the instructions are for.
     /// - Throws: ``ReelError`` `.invalidArgument`: `instructions[3]` overlaps the one before, leaves
     ///   a gap, comes out of order, names an unknown track, or the render size or frame duration is bad.
     public func validate(for composition: MutableComposition) throws(ReelError) {
@@ -152,6 +159,8 @@ public struct VideoComposition: Sendable {
     }
 
     /// The instruction in force at `time`.
+    /// - Parameter time: The composition time.
+    /// - Returns: The instruction whose range holds it (the last one at the very end); nil outside.
     public func instruction(at time: MediaTime) -> VideoCompositionInstruction? {
         instructions.first { $0.timeRange.contains(time) } ?? instructions.last.flatMap { $0.timeRange.end == time ? $0 : nil }
     }

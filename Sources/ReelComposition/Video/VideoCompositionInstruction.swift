@@ -11,11 +11,21 @@ public struct VideoCompositionInstruction: Sendable, Equatable {
     /// Whether overlays (the animation tool) are drawn over this stretch. `enablePostProcessing`.
     public var enablePostProcessing = true
 
+    /// An instruction for `timeRange`.
+    /// - Parameters:
+    ///   - timeRange: The stretch of the timeline it covers.
+    ///   - layerInstructions: Its layers, the first drawn on top.
     public init(timeRange: MediaTimeRange, layerInstructions: [VideoCompositionLayerInstruction] = []) {
         self.timeRange = timeRange
         self.layerInstructions = layerInstructions
     }
 
+    /// Whether two instructions cover the same time with the same layers (the background
+    /// colour and post-processing flag are not compared).
+    /// - Parameters:
+    ///   - lhs: An instruction.
+    ///   - rhs: Another instruction.
+    /// - Returns: True when they draw the same frames.
     public static func == (lhs: VideoCompositionInstruction, rhs: VideoCompositionInstruction) -> Bool {
         lhs.timeRange == rhs.timeRange && lhs.layerInstructions == rhs.layerInstructions
             && lhs.backgroundColor == rhs.backgroundColor && lhs.enablePostProcessing == rhs.enablePostProcessing
@@ -28,6 +38,8 @@ public struct VideoCompositionInstruction: Sendable, Equatable {
     /// on, and one that sets nothing draws throughout: before its first set time a sibling
     /// layer draws nothing, so each clip shows alone with its own geometry. Apple does not
     /// document this case; see docs/porting-from-avfoundation.md for the evidence behind it.
+    /// - Parameter time: The composition time.
+    /// - Returns: The layers that draw then, front first.
     public func layers(showingAt time: MediaTime) -> [VideoCompositionLayerInstruction] {
         var counts: [Int: Int] = [:]
         for layer in layerInstructions { counts[layer.trackID, default: 0] += 1 }

@@ -26,6 +26,7 @@ public struct VideoCompositionLayerInstruction: Sendable, Equatable {
     /// the whole picture. The track's `preferredTransform` is not applied (AVFoundation's
     /// layer instruction starts "with no transform or opacity ramps").
     /// `init(assetTrack:)` / `videoCompositionLayerInstructionWithAssetTrack:`.
+    /// - Parameter track: The composition track the layer shows.
     public init(assetTrack track: CompositionTrack) {
         self.init(trackID: track.trackID)
     }
@@ -40,17 +41,27 @@ public struct VideoCompositionLayerInstruction: Sendable, Equatable {
     }
 
     /// From `time` on, opacity is `opacity`. `setOpacity(_:at:)`.
+    /// - Parameters:
+    ///   - opacity: 0 (hidden) to 1.
+    ///   - time: When it takes effect.
     public mutating func setOpacity(_ opacity: Double, at time: MediaTime) {
         insert(Ramp(timeRange: MediaTimeRange(start: time, duration: .zero), start: opacity, end: opacity), into: &opacityRamps)
     }
 
     /// Opacity moves linearly over `timeRange`. `setOpacityRamp(fromStartOpacity:toEndOpacity:timeRange:)`.
+    /// - Parameters:
+    ///   - start: The opacity at the range's start.
+    ///   - end: The opacity at its end, held after it.
+    ///   - timeRange: When the fade happens.
     public mutating func setOpacityRamp(fromStartOpacity start: Double, toEndOpacity end: Double,
                                         timeRange: MediaTimeRange) {
         insert(Ramp(timeRange: timeRange, start: start, end: end), into: &opacityRamps)
     }
 
     /// From `time` on, the transform is `transform`. `setTransform(_:at:)`.
+    /// - Parameters:
+    ///   - transform: Maps source pixels to render pixels.
+    ///   - time: When it takes effect.
     public mutating func setTransform(_ transform: ReelCore.AffineTransform, at time: MediaTime) {
         insert(Ramp(timeRange: MediaTimeRange(start: time, duration: .zero), start: transform, end: transform),
                into: &transformRamps)
@@ -58,28 +69,43 @@ public struct VideoCompositionLayerInstruction: Sendable, Equatable {
 
     /// The transform moves over `timeRange`, each component linearly.
     /// `setTransformRamp(fromStart:toEnd:timeRange:)`.
+    /// - Parameters:
+    ///   - start: The transform at the range's start.
+    ///   - end: The transform at its end, held after it.
+    ///   - timeRange: When the move happens.
     public mutating func setTransformRamp(fromStart start: ReelCore.AffineTransform, toEnd end: ReelCore.AffineTransform,
                                           timeRange: MediaTimeRange) {
         insert(Ramp(timeRange: timeRange, start: start, end: end), into: &transformRamps)
     }
 
     /// From `time` on, only `rect` of the source shows. `setCropRectangle(_:at:)`.
+    /// - Parameters:
+    ///   - rect: The part of the source picture to show, in source pixels.
+    ///   - time: When it takes effect.
     public mutating func setCropRectangle(_ rect: Rect, at time: MediaTime) {
         insert(Ramp(timeRange: MediaTimeRange(start: time, duration: .zero), start: rect, end: rect), into: &cropRamps)
     }
 
     /// The crop moves over `timeRange`. `setCropRectangleRamp(fromStartCropRectangle:toEndCropRectangle:timeRange:)`.
+    /// - Parameters:
+    ///   - start: The crop at the range's start.
+    ///   - end: The crop at its end, held after it.
+    ///   - timeRange: When the crop moves.
     public mutating func setCropRectangleRamp(fromStartCropRectangle start: Rect, toEndCropRectangle end: Rect,
                                               timeRange: MediaTimeRange) {
         insert(Ramp(timeRange: timeRange, start: start, end: end), into: &cropRamps)
     }
 
     /// Opacity at `time`, 0 to 1.
+    /// - Parameter time: The composition time.
+    /// - Returns: The opacity the compositor draws the layer with.
     public func opacity(at time: MediaTime) -> Double {
         value(of: opacityRamps, at: time, initial: 1) { a, b, f in a + (b - a) * f }
     }
 
     /// Transform at `time`.
+    /// - Parameter time: The composition time.
+    /// - Returns: The transform from source pixels to render pixels.
     public func transform(at time: MediaTime) -> ReelCore.AffineTransform {
         value(of: transformRamps, at: time, initial: initialTransform) { a, b, f in
             ReelCore.AffineTransform(a: a.a + (b.a - a.a) * f, b: a.b + (b.b - a.b) * f, c: a.c + (b.c - a.c) * f,
@@ -90,6 +116,8 @@ public struct VideoCompositionLayerInstruction: Sendable, Equatable {
     /// Crop rectangle at `time` in source pixels, or nil for the whole picture (before the
     /// first crop time, as AVFoundation holds the source's full dimensions there). An
     /// empty rectangle (`.zero`, as seed 003 sets at a clip's end) shows nothing.
+    /// - Parameter time: The composition time.
+    /// - Returns: The rectangle of the source shown.
     public func cropRectangle(at time: MediaTime) -> Rect? {
         guard !cropRamps.isEmpty, cropRamps.contains(where: { $0.timeRange.start <= time }) else { return nil }
         return value(of: cropRamps, at: time, initial: .zero) { a, b, f in

@@ -11,6 +11,9 @@ public struct AudioBuffer: Sendable, Hashable {
     public private(set) var planes: [[UInt8]]
 
     /// A silent buffer of `frameCount` frames.
+    /// - Parameters:
+    ///   - format: The samples' format, rate and channels.
+    ///   - frameCount: How many frames (one sample per channel each) the buffer holds.
     /// - Throws: ``ReelError`` `.unsupported` for an unknown sample format,
     ///   `.invalidArgument` for a negative count or no channels.
     public init(format: AudioFormat, frameCount: Int) throws(ReelError) {
@@ -29,6 +32,9 @@ public struct AudioBuffer: Sendable, Hashable {
     }
 
     /// A buffer from planes already laid out for `format`.
+    /// - Parameters:
+    ///   - format: The samples' format, rate and channels.
+    ///   - planes: The bytes: one plane per channel for a planar format, one plane otherwise.
     /// - Throws: ``ReelError`` `.invalidArgument` when the plane count or sizes do not match.
     public init(format: AudioFormat, planes: [[UInt8]]) throws(ReelError) {
         let bytesPerFrame = format.bytesPerFrameInPlane
@@ -46,6 +52,8 @@ public struct AudioBuffer: Sendable, Hashable {
     public var duration: MediaTime { MediaTime(value: Int64(frameCount), timescale: Int32(clamping: format.sampleRate)) }
 
     /// The samples of `channel` as floats in -1...1, whatever the storage format.
+    /// - Parameter channel: The channel's index, from 0.
+    /// - Returns: One float per frame, so that analysis code need not know the storage format.
     public func floatSamples(channel: Int) -> [Float] {
         guard channel >= 0, channel < format.channelCount else { return [] }
         let sampleFormat = format.sampleFormat
@@ -69,6 +77,7 @@ public struct AudioBuffer: Sendable, Hashable {
     }
 
     /// Drops the frames after `count` (keeps all when `count` is not smaller).
+    /// - Parameter count: How many frames to keep.
     public mutating func truncate(toFrameCount count: Int) {
         guard count >= 0, count < frameCount else { return }
         let bytes = count * format.bytesPerFrameInPlane
@@ -77,6 +86,7 @@ public struct AudioBuffer: Sendable, Hashable {
     }
 
     /// Appends the frames of `other`, which must have the same format.
+    /// - Parameter other: The frames to add at the end.
     /// - Throws: ``ReelError`` `.invalidArgument` when the formats differ.
     public mutating func append(_ other: AudioBuffer) throws(ReelError) {
         guard other.format == format else {
@@ -87,6 +97,10 @@ public struct AudioBuffer: Sendable, Hashable {
     }
 
     /// The frames from `start` (clamped), `count` long at most, as a new buffer.
+    /// - Parameters:
+    ///   - start: The first frame to take.
+    ///   - count: How many frames to take at most.
+    /// - Returns: A copy of those frames in this buffer's format (empty past the end).
     public func slice(from start: Int, count: Int) -> AudioBuffer {
         var copy = self
         let first = max(0, min(start, frameCount))
@@ -98,6 +112,10 @@ public struct AudioBuffer: Sendable, Hashable {
     }
 
     /// A buffer in 32-bit float planar format from per-channel samples.
+    /// - Parameters:
+    ///   - channels: Each channel's samples, in −1…1, all the same length.
+    ///   - sampleRate: Samples per second.
+    /// - Returns: The buffer, with FFmpeg's default layout for that many channels.
     /// - Throws: ``ReelError`` `.invalidArgument` when channels differ in length or there are none.
     public static func float(channels: [[Float]], sampleRate: Int) throws(ReelError) -> AudioBuffer {
         guard let count = channels.first?.count, channels.allSatisfy({ $0.count == count }) else {

@@ -5,6 +5,11 @@ public struct AudioFormat: Sendable, Hashable, Codable, CustomStringConvertible 
     public var sampleRate: Int
     public var channelLayout: ChannelLayout
 
+    /// A format from its parts.
+    /// - Parameters:
+    ///   - sampleFormat: How each sample is stored.
+    ///   - sampleRate: Samples per second per channel.
+    ///   - channelLayout: The channels and their order.
     public init(sampleFormat: SampleFormat, sampleRate: Int, channelLayout: ChannelLayout) {
         self.sampleFormat = sampleFormat
         self.sampleRate = sampleRate
@@ -14,6 +19,10 @@ public struct AudioFormat: Sendable, Hashable, Codable, CustomStringConvertible 
     public var channelCount: Int { channelLayout.channelCount }
 
     /// 32-bit float, non-interleaved: the format AVFoundation calls "standard".
+    /// - Parameters:
+    ///   - sampleRate: Samples per second per channel.
+    ///   - channels: How many channels, laid out as ``ChannelLayout/default(channels:)`` gives.
+    /// - Returns: The format Reel's mixers and filters work in.
     public static func standard(sampleRate: Int, channels: Int) -> AudioFormat {
         AudioFormat(sampleFormat: .floatPlanar, sampleRate: sampleRate, channelLayout: .default(channels: channels))
     }
@@ -30,6 +39,8 @@ public struct AudioFormat: Sendable, Hashable, Codable, CustomStringConvertible 
 /// How one audio sample is stored. The raw value is FFmpeg's sample-format name.
 public struct SampleFormat: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     public let rawValue: String
+    /// A sample format by FFmpeg's name (`fltp`, `s16`, …).
+    /// - Parameter rawValue: The name; one Reel does not know is refused where samples are made.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Signed 16-bit, interleaved.
@@ -77,6 +88,10 @@ public struct ChannelLayout: Sendable, Hashable, Codable, CustomStringConvertibl
     public var name: String
     public var channelCount: Int
 
+    /// A layout from its name and size.
+    /// - Parameters:
+    ///   - name: FFmpeg's layout name, or `"N channels"` for an unnamed one.
+    ///   - channelCount: How many channels it has.
     public init(name: String, channelCount: Int) {
         self.name = name
         self.channelCount = channelCount
@@ -86,6 +101,8 @@ public struct ChannelLayout: Sendable, Hashable, Codable, CustomStringConvertibl
     public static let stereo = ChannelLayout(name: "stereo", channelCount: 2)
 
     /// The usual layout for a channel count: mono, stereo, then FFmpeg's defaults.
+    /// - Parameter channels: How many channels.
+    /// - Returns: The layout a file with that many channels is usually written with.
     public static func `default`(channels: Int) -> ChannelLayout {
         switch channels {
         case 1: .mono

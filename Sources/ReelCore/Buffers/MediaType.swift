@@ -1,6 +1,8 @@
 /// The kind of media a track or sample carries. `AVMediaType`.
 public struct MediaType: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     public let rawValue: String
+    /// A media type by name (`video`, `audio`, …).
+    /// - Parameter rawValue: The name, as FFmpeg's media type calls it.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// `AVMediaType.video`.

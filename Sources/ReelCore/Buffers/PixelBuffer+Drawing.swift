@@ -1,6 +1,12 @@
 extension PixelBuffer {
     /// Fills a rectangle of an RGBA or BGRA picture with one colour, given as R, G, B, A.
     /// The rectangle is clipped to the picture. Other formats are left unchanged.
+    /// - Parameters:
+    ///   - x: The rectangle's left edge, in pixels.
+    ///   - y: The rectangle's top edge, in pixels.
+    ///   - width: Its width in pixels.
+    ///   - height: Its height in pixels.
+    ///   - rgba: The colour, whatever the picture's byte order.
     public func fillRect(x: Int, y: Int, width: Int, height: Int, rgba: (UInt8, UInt8, UInt8, UInt8)) {
         guard pixelFormat == .rgba || pixelFormat == .bgra else { return }
         let bytes: [UInt8] = pixelFormat == .rgba ? [rgba.0, rgba.1, rgba.2, rgba.3] : [rgba.2, rgba.1, rgba.0, rgba.3]
@@ -18,6 +24,10 @@ extension PixelBuffer {
 
     /// Lays `overlay` over this picture with its top-left at (`x`, `y`), blending by the
     /// overlay's alpha ("source over"). Both must be RGBA (or both BGRA); the overlay is clipped.
+    /// - Parameters:
+    ///   - overlay: The picture laid over this one (text, a logo).
+    ///   - x: Where its left edge goes, in pixels (may be negative).
+    ///   - y: Where its top edge goes, in pixels (may be negative).
     /// - Throws: ``ReelError`` `.invalidArgument` when the formats differ or are not RGBA/BGRA.
     public func draw(_ overlay: PixelBuffer, x: Int, y: Int) throws(ReelError) {
         guard overlay.pixelFormat == pixelFormat, pixelFormat == .rgba || pixelFormat == .bgra else {

@@ -5,6 +5,9 @@ extension PixelBuffer {
     /// Works plane by plane, so planar and semi-planar YUV turn without a detour
     /// through RGB. Packed 4:2:2 (`yuyv422`) cannot be turned a quarter without
     /// resampling chroma and is refused.
+    /// - Parameter orientation: How a viewer would turn this picture for display.
+    /// - Returns: A new picture with the turn applied to its pixels (width and height swapped
+    ///   for a quarter turn), to show upright where no viewer reads the orientation.
     /// - Throws: ``ReelError`` `.unsupported` for `yuyv422` with a quarter turn.
     public func oriented(_ orientation: Orientation) throws(ReelError) -> PixelBuffer {
         let swaps = orientation.swapsDimensions

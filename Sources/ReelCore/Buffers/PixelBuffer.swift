@@ -30,6 +30,10 @@ public final class PixelBuffer: @unchecked Sendable {
     private weak var pool: PixelBufferPool?
 
     /// A new zero-filled buffer.
+    /// - Parameters:
+    ///   - width: The picture's width in pixels.
+    ///   - height: The picture's height in pixels.
+    ///   - pixelFormat: How the pixels are stored (its planes and their subsampling).
     /// - Throws: ``ReelError`` with code `.invalidArgument` for a size of zero or less, a size
     ///   over 16384 on a side, or a format Reel's buffers cannot hold.
     public convenience init(width: Int, height: Int, pixelFormat: PixelFormat) throws(ReelError) {

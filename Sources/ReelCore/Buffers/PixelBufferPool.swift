@@ -17,6 +17,11 @@ public final class PixelBufferPool: Sendable {
     private let made = Atomic<Int>(0)
 
     /// A pool for `width`×`height` buffers of `pixelFormat`.
+    /// - Parameters:
+    ///   - width: The buffers' width in pixels.
+    ///   - height: The buffers' height in pixels.
+    ///   - pixelFormat: The buffers' format.
+    ///   - maximumFreeBuffers: How many returned buffers to keep for reuse; more are freed.
     /// - Throws: ``ReelError`` `.invalidArgument` or `.unsupported`, as ``PixelBuffer/init(width:height:pixelFormat:)``.
     public init(width: Int, height: Int, pixelFormat: PixelFormat, maximumFreeBuffers: Int = 8) throws(ReelError) {
         planes = try PixelBuffer.layout(width: width, height: height, pixelFormat: pixelFormat)
@@ -29,6 +34,8 @@ public final class PixelBufferPool: Sendable {
 
     /// A buffer from the pool. Its contents are whatever the last user left; callers
     /// overwrite every pixel. `CVPixelBufferPoolCreatePixelBuffer`.
+    /// - Returns: A buffer of the pool's size and format: a returned one when there is one
+    ///   (no allocation per frame), else a new one.
     public func makePixelBuffer() -> PixelBuffer {
         let recycled = free.withLock { $0.popLast() }
         let storage = recycled ?? {

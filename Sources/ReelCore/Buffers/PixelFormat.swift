@@ -3,6 +3,8 @@
 /// layer can map every format without a table of C constants here.
 public struct PixelFormat: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     public let rawValue: String
+    /// A pixel format by FFmpeg's name (`yuv420p`, `rgba`, …).
+    /// - Parameter rawValue: The name; one Reel does not know is refused where pictures are made.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Planar 4:2:0 YUV, 8 bits: Y, then U and V at half width and height.

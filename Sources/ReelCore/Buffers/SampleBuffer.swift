@@ -13,16 +13,30 @@ public struct SampleBuffer: Sendable {
     /// How long it lasts; for video, until the next frame. `CMSampleBufferGetDuration`.
     public var duration: MediaTime
 
+    /// A sample of either kind.
+    /// - Parameters:
+    ///   - content: The picture or the sound.
+    ///   - presentationTime: When it is presented.
+    ///   - duration: How long it lasts.
     public init(content: Content, presentationTime: MediaTime, duration: MediaTime) {
         self.content = content
         self.presentationTime = presentationTime
         self.duration = duration
     }
 
+    /// A picture sample.
+    /// - Parameters:
+    ///   - pixelBuffer: The picture.
+    ///   - presentationTime: When it is shown.
+    ///   - duration: How long it stays, until the next frame.
     public init(pixelBuffer: PixelBuffer, presentationTime: MediaTime, duration: MediaTime) {
         self.init(content: .video(pixelBuffer), presentationTime: presentationTime, duration: duration)
     }
 
+    /// A sound sample, lasting as long as its frames at their rate.
+    /// - Parameters:
+    ///   - audioBuffer: The sound.
+    ///   - presentationTime: When its first frame is heard.
     public init(audioBuffer: AudioBuffer, presentationTime: MediaTime) {
         self.init(content: .audio(audioBuffer), presentationTime: presentationTime, duration: audioBuffer.duration)
     }

@@ -6,6 +6,8 @@ public struct ReelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A category of failure, stable across releases.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
+        /// A code by name.
+        /// - Parameter rawValue: The name, as the static members spell it.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         public static let fileNotFound = Code(rawValue: "fileNotFound")
@@ -46,6 +48,13 @@ public struct ReelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// FFmpeg's negative error code, when the failure came from FFmpeg.
     public var ffmpegCode: Int32?
 
+    /// An error to show as one line: the subject, then the cause.
+    /// - Parameters:
+    ///   - code: The kind of failure, for code that reacts to it.
+    ///   - message: The cause, in words; FFmpeg's message where FFmpeg failed.
+    ///   - subject: The file or option the message is about.
+    ///   - operation: The step that failed (`avformat_open_input`).
+    ///   - ffmpegCode: FFmpeg's negative error code, when it came from FFmpeg.
     public init(_ code: Code, _ message: String, subject: String? = nil, operation: String? = nil,
                 ffmpegCode: Int32? = nil) {
         self.code = code
@@ -56,6 +65,8 @@ public struct ReelError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The same error about `subject`, unless it already names one.
+    /// - Parameter subject: What the error is about (a path, an option).
+    /// - Returns: The error with that subject, or unchanged when it names a more precise one.
     public func about(_ subject: String) -> ReelError {
         var copy = self
         if copy.subject == nil { copy.subject = subject }
@@ -64,6 +75,11 @@ public struct ReelError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The same error about `replacement` where it was about `subject`: a file written
     /// under a hidden temporary name is reported by the name the user asked for.
+    /// - Parameters:
+    ///   - subject: The name to replace (the temporary file's path).
+    ///   - replacement: The name the user knows.
+    /// - Returns: The error with `replacement` as its subject when it had none or had `subject`;
+    ///   the message is kept.
     public func renamingSubject(_ subject: String, to replacement: String) -> ReelError {
         var copy = self
         if copy.subject == nil || copy.subject == subject { copy.subject = replacement }

@@ -14,6 +14,14 @@ public struct AffineTransform: Sendable, Hashable, Codable {
     public var tx: Double
     public var ty: Double
 
+    /// A transform from its six coefficients, as a track matrix stores them.
+    /// - Parameters:
+    ///   - a: x's factor in the new x.
+    ///   - b: x's factor in the new y.
+    ///   - c: y's factor in the new x.
+    ///   - d: y's factor in the new y.
+    ///   - tx: Added to the new x.
+    ///   - ty: Added to the new y.
     public init(a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double) {
         (self.a, self.b, self.c, self.d, self.tx, self.ty) = (a, b, c, d, tx, ty)
     }
@@ -22,17 +30,24 @@ public struct AffineTransform: Sendable, Hashable, Codable {
     public static let identity = AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: 0, ty: 0)
 
     /// A translation. `CGAffineTransform(translationX:y:)`.
+    /// - Parameters:
+    ///   - x: How far right to move.
+    ///   - y: How far down to move.
     public init(translationX x: Double, y: Double) {
         self.init(a: 1, b: 0, c: 0, d: 1, tx: x, ty: y)
     }
 
     /// A scale about the origin. `CGAffineTransform(scaleX:y:)`.
+    /// - Parameters:
+    ///   - sx: The horizontal factor (negative mirrors).
+    ///   - sy: The vertical factor (negative flips).
     public init(scaleX sx: Double, y sy: Double) {
         self.init(a: sx, b: 0, c: 0, d: sy, tx: 0, ty: 0)
     }
 
     /// A rotation about the origin by `angle` radians, clockwise on screen.
     /// Multiples of π/2 are exact (no 6e-17 residue), so orientation checks can compare with `==`.
+    /// - Parameter angle: The turn in radians.
     public init(rotationAngle angle: Double) {
         let quarterTurns = angle / (Double.pi / 2)
         // Beyond 2^52 every Double is a whole number of quarter turns, and beyond Int's range
@@ -52,6 +67,8 @@ public struct AffineTransform: Sendable, Hashable, Codable {
 
     /// `self` followed by `other`: mapping a point by the result equals mapping it by
     /// `self`, then by `other`. `CGAffineTransform.concatenating(_:)`.
+    /// - Parameter other: The transform applied second.
+    /// - Returns: One transform doing both.
     public func concatenating(_ other: AffineTransform) -> AffineTransform {
         AffineTransform(a: a * other.a + b * other.c,
                         b: a * other.b + b * other.d,
@@ -62,16 +79,26 @@ public struct AffineTransform: Sendable, Hashable, Codable {
     }
 
     /// A translation applied before this transform. `CGAffineTransform.translatedBy(x:y:)`.
+    /// - Parameters:
+    ///   - x: How far right to move first.
+    ///   - y: How far down to move first.
+    /// - Returns: The combined transform.
     public func translatedBy(x: Double, y: Double) -> AffineTransform {
         AffineTransform(translationX: x, y: y).concatenating(self)
     }
 
     /// A scale applied before this transform. `CGAffineTransform.scaledBy(x:y:)`.
+    /// - Parameters:
+    ///   - x: The horizontal factor applied first.
+    ///   - y: The vertical factor applied first.
+    /// - Returns: The combined transform.
     public func scaledBy(x: Double, y: Double) -> AffineTransform {
         AffineTransform(scaleX: x, y: y).concatenating(self)
     }
 
     /// A rotation applied before this transform. `CGAffineTransform.rotated(by:)`.
+    /// - Parameter angle: The turn applied first, in radians, clockwise on screen.
+    /// - Returns: The combined transform.
     public func rotated(by angle: Double) -> AffineTransform {
         AffineTransform(rotationAngle: angle).concatenating(self)
     }
@@ -81,6 +108,8 @@ public struct AffineTransform: Sendable, Hashable, Codable {
 
     /// The transform that undoes this one, or nil when it is singular.
     /// (`CGAffineTransform.inverted()` returns the input unchanged instead; nil is safer.)
+    /// - Returns: The inverse, to map a point on screen back into the picture; nil for a
+    ///   transform that squashes the picture to a line or a point.
     public func inverted() -> AffineTransform? {
         let det = determinant
         guard det != 0, det.isFinite else { return nil }

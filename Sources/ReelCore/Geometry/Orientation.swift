@@ -40,6 +40,9 @@ public enum Orientation: Sendable, Hashable, CaseIterable {
 
     /// The orientation of a clockwise turn of `degrees` (any multiple of 90, negative allowed),
     /// mirrored or not. Nil when `degrees` is not a multiple of 90.
+    /// - Parameters:
+    ///   - degrees: The clockwise turn.
+    ///   - mirrored: Whether the picture is also flipped left to right (after turning).
     public init?(rotationDegrees degrees: Int, mirrored: Bool = false) {
         guard degrees % 90 == 0 else { return nil }
         switch (((degrees % 360) + 360) % 360, mirrored) {
@@ -55,6 +58,7 @@ public enum Orientation: Sendable, Hashable, CaseIterable {
     }
 
     /// The orientation of the linear part of `transform`, or nil when it is no multiple of 90°.
+    /// - Parameter t: A track's `preferredTransform` or display matrix; its translation is ignored.
     public init?(transform t: AffineTransform) {
         let tolerance = 1e-6
         func sign(_ v: Double) -> Int? {
@@ -80,6 +84,8 @@ public enum Orientation: Sendable, Hashable, CaseIterable {
 
     /// The transform that displays a picture of `size` in this orientation, with the
     /// result moved back so that it starts at the origin, as AVFoundation writes it.
+    /// - Parameter size: The stored picture's size.
+    /// - Returns: The matrix to write as a track's `preferredTransform`.
     public func transform(for size: Size) -> AffineTransform {
         var linear = AffineTransform.identity
         if isMirrored { linear = AffineTransform(scaleX: -1, y: 1) }

@@ -3,11 +3,21 @@ public struct Rect: Sendable, Hashable, Codable {
     public var origin: Point
     public var size: Size
 
+    /// A rectangle from its top-left corner and size.
+    /// - Parameters:
+    ///   - origin: The top-left corner.
+    ///   - size: The width and height.
     public init(origin: Point, size: Size) {
         self.origin = origin
         self.size = size
     }
 
+    /// A rectangle from its coordinates.
+    /// - Parameters:
+    ///   - x: The left edge.
+    ///   - y: The top edge.
+    ///   - width: The width.
+    ///   - height: The height.
     public init(x: Double, y: Double, width: Double, height: Double) {
         self.init(origin: Point(x: x, y: y), size: Size(width: width, height: height))
     }
@@ -27,6 +37,8 @@ public struct Rect: Sendable, Hashable, Codable {
     public var isEmpty: Bool { size.width == 0 || size.height == 0 }
 
     /// The smallest rectangle that holds this one mapped by `transform`. `CGRect.applying(_:)`.
+    /// - Parameter transform: The transform to map by.
+    /// - Returns: The bounding box of the mapped corners.
     public func applying(_ transform: AffineTransform) -> Rect {
         let corners = [Point(x: minX, y: minY), Point(x: maxX, y: minY),
                        Point(x: minX, y: maxY), Point(x: maxX, y: maxY)].map { $0.applying(transform) }
@@ -36,6 +48,8 @@ public struct Rect: Sendable, Hashable, Codable {
     }
 
     /// The overlap of two rectangles, or ``zero`` when they are apart.
+    /// - Parameter other: The other rectangle.
+    /// - Returns: The part both cover.
     public func intersection(_ other: Rect) -> Rect {
         let x0 = max(minX, other.minX), y0 = max(minY, other.minY)
         let x1 = min(maxX, other.maxX), y1 = min(maxY, other.maxY)
@@ -44,6 +58,8 @@ public struct Rect: Sendable, Hashable, Codable {
     }
 
     /// Whether `point` lies inside, the right and bottom edges excluded.
+    /// - Parameter point: The point to test.
+    /// - Returns: True inside; so adjacent rectangles never both contain a point.
     public func contains(_ point: Point) -> Bool {
         point.x >= minX && point.x < maxX && point.y >= minY && point.y < maxY
     }

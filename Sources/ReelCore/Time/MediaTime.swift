@@ -20,6 +20,8 @@ public struct MediaTime: Sendable {
     /// The kind of a time, and whether it was rounded on the way.
     public struct Flags: OptionSet, Sendable, Hashable {
         public let rawValue: UInt32
+        /// Flags from their bits, as `CMTimeFlags` stores them.
+        /// - Parameter rawValue: The bits.
         public init(rawValue: UInt32) { self.rawValue = rawValue }
 
         /// Set on every time but `invalid`. The corresponding Core Media flag is `kCMTimeFlags_Valid`.
@@ -53,6 +55,10 @@ public struct MediaTime: Sendable {
     }
 
     /// A time with explicit flags, as read back from a serialized form.
+    /// - Parameters:
+    ///   - value: The count of `1/timescale` seconds.
+    ///   - timescale: Units per second.
+    ///   - flags: Whether the time is valid, an infinity or indefinite, and whether it was rounded.
     public init(value: Int64, timescale: Int32, flags: Flags) {
         self.value = value
         self.timescale = timescale
@@ -193,16 +199,32 @@ extension MediaTime {
     ///
     /// `+∞ + -∞`, and anything with `invalid`, is invalid; an infinity wins over a number;
     /// indefinite wins over a number and an infinity.
+    /// - Parameters:
+    ///   - lhs: A time.
+    ///   - rhs: The time to add.
+    /// - Returns: The sum.
     public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
         combine(lhs, rhs, subtracting: false)
     }
 
     /// The exact difference, under the rules of ``+(_:_:)``. `CMTimeSubtract`.
+    /// - Parameters:
+    ///   - lhs: A time.
+    ///   - rhs: The time to take away.
+    /// - Returns: The difference.
     public static func - (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
         combine(lhs, rhs, subtracting: true)
     }
 
+    /// Adds `rhs` to `lhs`, under the rules of ``+(_:_:)``.
+    /// - Parameters:
+    ///   - lhs: The time to move on.
+    ///   - rhs: How far.
     public static func += (lhs: inout MediaTime, rhs: MediaTime) { lhs = lhs + rhs }
+    /// Takes `rhs` from `lhs`, under the rules of ``+(_:_:)``.
+    /// - Parameters:
+    ///   - lhs: The time to move back.
+    ///   - rhs: How far.
     public static func -= (lhs: inout MediaTime, rhs: MediaTime) { lhs = lhs - rhs }
 
     /// The negated time; infinities swap.
@@ -214,6 +236,10 @@ extension MediaTime {
     }
 
     /// The time multiplied by an integer, exactly; overflow gives an infinity. `CMTimeMultiply`.
+    /// - Parameters:
+    ///   - time: The time (a frame duration, say).
+    ///   - multiplier: How many times (a frame index).
+    /// - Returns: The product, in `time`'s timescale.
     public static func * (time: MediaTime, multiplier: Int64) -> MediaTime {
         time.multiplied(byRatio: multiplier, divisor: 1)
     }
@@ -297,6 +323,10 @@ extension MediaTime: Comparable, Hashable {
     }
 
     /// Exact comparison across timescales. `CMTimeCompare`.
+    /// - Parameters:
+    ///   - lhs: A time.
+    ///   - rhs: Another time.
+    /// - Returns: True when `lhs` is the earlier instant (−∞ before numbers before +∞).
     public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool {
         if lhs.rank != rhs.rank || lhs.rank != 1 { return lhs.rank < rhs.rank }
         return Int128(lhs.value) * Int128(rhs.timescale) < Int128(rhs.value) * Int128(lhs.timescale)
@@ -304,12 +334,18 @@ extension MediaTime: Comparable, Hashable {
 
     /// Equal instants are equal whatever their timescales: 1/2 s == 300/600 s.
     /// The rounding flag does not take part.
+    /// - Parameters:
+    ///   - lhs: A time.
+    ///   - rhs: Another time.
+    /// - Returns: True for the same instant.
     public static func == (lhs: MediaTime, rhs: MediaTime) -> Bool {
         if lhs.rank != rhs.rank { return false }
         if lhs.rank != 1 { return true }
         return Int128(lhs.value) * Int128(rhs.timescale) == Int128(rhs.value) * Int128(lhs.timescale)
     }
 
+    /// Hashes the instant, so equal times in different timescales hash alike.
+    /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(rank)
         guard rank == 1 else { return }

@@ -9,12 +9,18 @@ public struct MediaTimeMapping: Sendable, Hashable {
     /// Where that range lands on the target timeline.
     public var target: MediaTimeRange
 
+    /// A mapping from its two ranges.
+    /// - Parameters:
+    ///   - source: The range read from the source; invalid for a gap.
+    ///   - target: Where it lands; a different duration plays the source faster or slower.
     public init(source: MediaTimeRange, target: MediaTimeRange) {
         self.source = source
         self.target = target
     }
 
     /// A gap of `target` with no source media.
+    /// - Parameter target: The stretch of the target timeline left empty.
+    /// - Returns: A mapping with an invalid source.
     public static func empty(_ target: MediaTimeRange) -> MediaTimeMapping {
         MediaTimeMapping(source: .invalid, target: target)
     }

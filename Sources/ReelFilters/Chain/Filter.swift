@@ -27,6 +27,7 @@ public final class Filter: @unchecked Sendable {
     }
 
     /// The filter called `name` (`PhotoEffectNoir` or `CIPhotoEffectNoir`). `CIFilter(name:)`.
+    /// - Parameter name: The filter's name as `reel filters` lists it, with or without `CI`.
     /// - Throws: ``ReelError`` `.invalidArgument` for a name Reel does not have.
     public init(name: String) throws(ReelError) {
         guard let entry = FilterCatalog.entry(named: name), entry.name != "ColorCube" else {
@@ -39,6 +40,7 @@ public final class Filter: @unchecked Sendable {
     }
 
     /// A `ColorCube` filter with a loaded table.
+    /// - Parameter cube: The 3D table the filter looks colours up in.
     public init(cube: CubeLUT) {
         entry = FilterCatalog.entry(named: "ColorCube") ?? FilterCatalog.entries[FilterCatalog.entries.count - 1]
         name = "ColorCube"
@@ -49,6 +51,9 @@ public final class Filter: @unchecked Sendable {
     public var inputKeys: [String] { entry.parameters.map(\.name) }
 
     /// Sets a parameter (`saturation`, or Core Image's `inputSaturation`). `setValue(_:forKey:)`.
+    /// - Parameters:
+    ///   - value: The parameter's new value, within its range.
+    ///   - key: The parameter's name, with or without Core Image's `input` prefix.
     /// - Throws: ``ReelError`` `.invalidArgument` for an unknown name or a value out of range.
     public func setValue(_ value: Double, forKey key: String) throws(ReelError) {
         let name = Self.parameterName(key)
@@ -68,6 +73,8 @@ public final class Filter: @unchecked Sendable {
     }
 
     /// A parameter's value, or its default. `value(forKey:)`.
+    /// - Parameter key: The parameter's name, with or without Core Image's `input` prefix.
+    /// - Returns: The value set, or the default; nil for a parameter this filter does not have.
     public func value(forKey key: String) -> Double? {
         let name = Self.parameterName(key)
         lock.lock()

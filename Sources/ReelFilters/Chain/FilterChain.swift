@@ -26,17 +26,22 @@ public final class FilterChain: @unchecked Sendable {
         set { lock.withLock { _filters = newValue } }
     }
 
+    /// A chain of `filters`.
+    /// - Parameter filters: The filters in the order they apply; empty passes pictures through.
     public init(_ filters: [Filter] = []) {
         _filters = filters
     }
 
     /// A chain from text such as `PhotoEffectNoir,ColorControls:saturation=1.2,ColorCube:file=look.cube`.
+    /// - Parameter spec: The chain as text, filters separated by commas, parameters by colons.
     /// - Throws: ``ReelError`` naming the filter or parameter that is wrong.
     public convenience init(spec: String) throws(ReelError) {
         self.init(try Self.parse(spec))
     }
 
     /// The filtered picture, in the input's size and format. An empty chain returns the input.
+    /// - Parameter input: The picture to filter; it is not changed.
+    /// - Returns: A new picture with every filter applied (or `input` itself for an empty chain).
     /// - Throws: ``ReelError`` `.unsupported` for a pixel format a filter cannot take.
     public func apply(_ input: PixelBuffer) throws(ReelError) -> PixelBuffer {
         let stages = try currentStages()
@@ -118,6 +123,9 @@ public final class FilterChain: @unchecked Sendable {
     /// Parses the text form of a chain. A `ColorCube`'s `file=` runs to the end of its
     /// filter, so a path may hold `:` and `,`: a comma starts the next filter only where
     /// a filter name (one `reel filters` lists) follows it.
+    /// - Parameter spec: The chain as text.
+    /// - Returns: The filters, with their parameters set, in order.
+    /// - Throws: ``ReelError`` naming the filter or parameter that is wrong.
     public static func parse(_ spec: String) throws(ReelError) -> [Filter] {
         var filters: [Filter] = []
         for part in parts(of: spec) {
@@ -162,6 +170,8 @@ public final class FilterChain: @unchecked Sendable {
     }
 
     /// The `.cube` files a chain's text names (what an output must not replace).
+    /// - Parameter spec: The chain as text.
+    /// - Returns: The paths as written, in order; empty when no `ColorCube` names a file.
     public static func cubeFiles(in spec: String) -> [String] {
         parts(of: spec).filter(isCube).compactMap { part in
             part.range(of: ":file=").map { String(part[$0.upperBound...]) }

@@ -9,6 +9,11 @@ public enum FilterSheet {
 
     /// A colourful picture Reel makes when no file is given: colour bars, a grey ramp,
     /// skin and sky tones, and a bright disc.
+    /// - Parameters:
+    ///   - width: The picture's width in pixels.
+    ///   - height: The picture's height in pixels.
+    /// - Returns: An RGBA picture whose colours show what each filter does.
+    /// - Throws: ``ReelError`` for a size a picture cannot have.
     public static func referenceFrame(width: Int = 640, height: Int = 360) throws(ReelError) -> PixelBuffer {
         let picture = try PixelBuffer(width: width, height: height, pixelFormat: .rgba)
         let bars: [(UInt8, UInt8, UInt8)] = [(235, 235, 235), (235, 235, 16), (16, 235, 235), (16, 235, 16),
@@ -37,6 +42,12 @@ public enum FilterSheet {
     }
 
     /// The sheet: the original, then each effect with its default parameters, `columns` across.
+    /// - Parameters:
+    ///   - frame: The picture every effect is shown on.
+    ///   - tileWidth: Each tile's width in pixels (the height keeps the frame's aspect).
+    ///   - columns: Tiles across.
+    /// - Returns: One RGBA picture holding every tile.
+    /// - Throws: ``ReelError`` when the frame cannot be scaled or a filter cannot take it.
     public static func render(_ frame: PixelBuffer, tileWidth: Int = 320, columns: Int = 4) throws(ReelError) -> PixelBuffer {
         let tileHeight = max(2, frame.height * tileWidth / max(frame.width, 1)) & ~1
         let scaled = try PixelBuffer(width: tileWidth, height: tileHeight, pixelFormat: .rgba)

@@ -4,6 +4,9 @@ extension ColorLook {
     /// Writes `source` with this look into `target` (same size and format).
     /// yuv420p, nv12 and yuv444p use the tables directly; RGBA and BGRA go through
     /// BT.709 video-range YCbCr per pixel.
+    /// - Parameters:
+    ///   - source: The picture to read.
+    ///   - target: Where the result goes; it may be `source` itself.
     /// - Throws: ``ReelError`` `.unsupported` for other formats, `.invalidArgument` for a shape mismatch.
     public func apply(_ source: PixelBuffer, into target: PixelBuffer) throws(ReelError) {
         guard source.width == target.width, source.height == target.height, source.pixelFormat == target.pixelFormat else {

@@ -91,6 +91,11 @@ public struct ColorLook: Sendable, Equatable {
         bgraKernel = rgbKernel(redFirst: false)
     }
 
+    /// Whether two looks map every colour alike (their tables are equal).
+    /// - Parameters:
+    ///   - lhs: A look.
+    ///   - rhs: Another look.
+    /// - Returns: True when both give the same output for every input.
     public static func == (lhs: ColorLook, rhs: ColorLook) -> Bool {
         lhs.luma == rhs.luma && lhs.chroma == rhs.chroma
     }
@@ -100,6 +105,9 @@ public struct ColorLook: Sendable, Equatable {
     ///
     /// Footroom and headroom (luma below 16 or above 235) follow the curve's extension
     /// rather than being clipped, so the identity look is exactly the identity.
+    /// - Parameters:
+    ///   - curve: Output luma for input luma, both normalised.
+    ///   - map: Output (Cb, Cr) for input (Cb, Cr), both centred.
     public init(curve: (Double) -> Double, chroma map: (Double, Double) -> (Double, Double)) {
         luma = (0...255).map { y in
             let t = (Double(y) - 16) / 219
@@ -120,6 +128,8 @@ public struct ColorLook: Sendable, Equatable {
     }
 
     /// This look followed by `next`.
+    /// - Parameter next: The look applied after this one.
+    /// - Returns: One look doing both in a single pass over the picture.
     public func then(_ next: ColorLook) -> ColorLook {
         ColorLook(luma: luma.map { next.luma[Int($0)] }, chroma: chroma.map { next.chroma[Int($0)] })
     }

@@ -12,6 +12,7 @@ public struct CubeLUT: Sendable, Equatable {
     public let values: [Float]
 
     /// Reads a `.cube` file.
+    /// - Parameter url: The `.cube` file.
     /// - Throws: ``ReelError`` `.invalidData` naming the file and line: a bad `LUT_3D_SIZE`,
     ///   a row that is not three numbers, too few or too many rows; or the read error.
     public init(contentsOf url: URL) throws(ReelError) {
@@ -48,6 +49,8 @@ public struct CubeLUT: Sendable, Equatable {
     }
 
     /// Parses `.cube` text. Errors name the line (`line 7: …`).
+    /// - Parameter text: The file's contents.
+    /// - Throws: ``ReelError`` `.invalidData` naming the line that is wrong.
     public init(text: String) throws(ReelError) {
         var title: String?
         var size: Int?
@@ -110,6 +113,9 @@ public struct CubeLUT: Sendable, Equatable {
     }
 
     /// The identity table of `size` points per axis, as `.cube` text.
+    /// - Parameter size: Points per axis (2 or more).
+    /// - Returns: A table that leaves every colour as it is: a starting point to edit, and a
+    ///   check that loading and applying a table changes nothing by itself.
     public static func identityText(size: Int) -> String {
         var lines = ["TITLE \"identity\"", "LUT_3D_SIZE \(size)"]
         for b in 0..<size { for g in 0..<size { for r in 0..<size {

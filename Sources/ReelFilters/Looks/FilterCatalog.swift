@@ -63,6 +63,9 @@ public enum FilterCatalog {
               parameters: [], isColorEffect: false),
     ]
 
+    /// The catalog's entry for a filter.
+    /// - Parameter name: The filter's name, with or without Core Image's `CI` prefix.
+    /// - Returns: Its summary and parameters; nil for a filter Reel does not have.
     public static func entry(named name: String) -> Entry? {
         let key = name.hasPrefix("CI") ? String(name.dropFirst(2)) : name
         return entries.first { $0.name == key }

@@ -3,7 +3,6 @@ import ReelAV
 import ReelComposition
 import ReelCore
 import ReelPulse
-import Synchronization
 
 /// Feeds a player's sound to a PulseAudio stream on a thread of its own, which the stream's
 /// blocking writes pace: each block is the item's sound at the item time the player's
@@ -20,13 +19,39 @@ final class AudioOutput: Sendable {
 
     let clock: AudioClock
     private nonisolated(unsafe) let stream: PulseStream
-    private let stopped = Mutex(false)
-    private let finished = Mutex(false)
-    private let flushCount = Mutex(0)
+    private let state = PosixMutex(State())
+
+    /// The feeding thread's life and its flush count, under the output's one lock.
+    private struct State {
+        enum Phase {
+            /// Not started, or feeding.
+            case running
+            /// ``stop()`` was called; the thread ends after its current write.
+            case stopping
+            /// The thread has ended (stopped, the player gone, or the stream failed).
+            case finished
+        }
+        private(set) var phase = Phase.running
+        /// How many times what waited in the device was dropped.
+        private(set) var flushes = 0
+
+        var shouldFeed: Bool {
+            if case .running = phase { return true }
+            return false
+        }
+
+        mutating func stop() {
+            if case .running = phase { phase = .stopping }
+        }
+
+        mutating func didFlush() { flushes += 1 }
+
+        mutating func threadEnded() { phase = .finished }
+    }
 
     /// How many times what waited in the device was dropped for a new course (tests: a
     /// queue's join is the same course, and drops nothing).
-    var flushes: Int { flushCount.withLock { $0 } }
+    var flushes: Int { state.withLock { $0.flushes } }
 
     /// Opens the device, or nil when there is no sound server.
     init?(device: AudioDevice) {
@@ -49,7 +74,7 @@ final class AudioOutput: Sendable {
     func start(for player: Player) {
         let thread = Thread { [weak player, self] in
             var feed = Feed()
-            while !self.stopped.withLock({ $0 }) {
+            while self.state.withLock({ $0.shouldFeed }) {
                 guard let player else { break }
                 // A seek, a rate change, another item or play after pause: what waits in the
                 // device was read for another course, so it is dropped and the sound follows
@@ -57,7 +82,7 @@ final class AudioOutput: Sendable {
                 let position = MediaTime(value: self.clock.writtenSamples, timescale: Int32(Self.sampleRate))
                 if feed.isOffCourse(player.soundSnapshot(forHostTime: position)) {
                     self.stream.flush()
-                    self.flushCount.withLock { $0 += 1 }
+                    self.state.withLock { $0.didFlush() }
                     self.clock.didFlush(latencyMicroseconds: self.stream.latencyMicroseconds())
                 }
                 let samples = feed.next(for: player, at: self.clock.writtenSamples)
@@ -68,13 +93,13 @@ final class AudioOutput: Sendable {
                 }
                 self.clock.didWrite(Self.block, latencyMicroseconds: self.stream.latencyMicroseconds())
             }
-            self.finished.withLock { $0 = true }
+            self.state.withLock { $0.threadEnded() }
         }
         thread.name = "reel.player.audio"
         thread.start()
     }
 
-    func stop() { stopped.withLock { $0 = true } }
+    func stop() { state.withLock { $0.stop() } }
 
     /// The feeding thread's own state: the sound read ahead, and what it was read for.
     /// Internal so that tests can drive it sample by sample on a manual clock.

@@ -12,9 +12,13 @@ public final class HostClock: PlaybackClock {
 
     public var advancesByItself: Bool { true }
 
+    /// Does nothing: the host clock moves by itself, and the player looks at it on a timer.
+    /// - Parameter handler: Ignored.
     public func onAdvance(_ handler: @escaping @Sendable () -> Void) {}
 
     /// The monotonic clock's reading. `CMClockGetTime(CMClockGetHostTimeClock())`.
+    /// - Returns: `CLOCK_MONOTONIC` in nanoseconds: never set back, so item times computed
+    ///   from it never jump.
     public static func now() -> MediaTime {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)

@@ -2,7 +2,6 @@ public import Foundation
 public import ReelAsset
 public import ReelComposition
 public import ReelCore
-import Synchronization
 
 /// What a ``Player`` plays: an asset, or a composition with its video composition and audio
 /// mix, seen without exporting it. `AVPlayerItem`.
@@ -42,11 +41,13 @@ public final class PlayerItem: Sendable {
         var keyframes: [String: [MediaTime]] = [:]
         var startTime = MediaTime.zero
     }
-    private let settings: Mutex<Settings>
+    private let settings: PosixMutex<Settings>
     /// The player playing this item, for ``currentTime()`` and the outputs' clock.
-    private let owner = Mutex<WeakPlayer>(WeakPlayer())
+    private let owner = PosixMutex<WeakPlayer>(WeakPlayer())
 
     /// An item that plays `asset`'s first video track and its audio tracks. `init(asset:)`.
+    /// - Parameter asset: The file to play; an asset without video or audio frames gives a
+    ///   ``Status/failed`` item.
     public init(asset: Asset) {
         self.asset = asset
         let composition = MutableComposition()
@@ -69,11 +70,12 @@ public final class PlayerItem: Sendable {
             failure = error
         }
         self.composition = composition
-        settings = Mutex(Settings(error: failure))
+        settings = PosixMutex(Settings(error: failure))
     }
 
     /// An item for the file at `url`; a file that cannot be opened gives a ``Status/failed``
     /// item whose ``error`` says why, as AVFoundation reports it. `init(url:)`.
+    /// - Parameter url: The file to play.
     public convenience init(url: URL) {
         do throws(ReelError) {
             try self.init(asset: Asset(url: url))
@@ -85,12 +87,17 @@ public final class PlayerItem: Sendable {
     private init(failure: ReelError) {
         asset = nil
         composition = MutableComposition()
-        settings = Mutex(Settings(error: failure))
+        settings = PosixMutex(Settings(error: failure))
     }
 
     /// An item that plays a composition as its export would render it: with
     /// `videoComposition` (its transitions, layer ramps and overlays) and `audioMix`.
     /// `AVPlayerItem(asset: composition)` with `videoComposition` and `audioMix` set.
+    /// - Parameters:
+    ///   - composition: The edit to play; an empty one gives a ``Status/failed`` item.
+    ///   - videoComposition: How its pictures are composed; nil for the composition's own layout.
+    ///     One that does not fit the composition fails the item, with its ``error`` saying why.
+    ///   - audioMix: The tracks' volumes; nil plays every track at full volume.
     public init(composition: MutableComposition, videoComposition: VideoComposition? = nil, audioMix: AudioMix? = nil) {
         asset = nil
         self.composition = composition
@@ -101,7 +108,7 @@ public final class PlayerItem: Sendable {
         if composition.duration <= .zero {
             failure = ReelError(.invalidArgument, "the composition is empty", subject: "composition")
         }
-        settings = Mutex(Settings(videoComposition: videoComposition, audioMix: audioMix, error: failure))
+        settings = PosixMutex(Settings(videoComposition: videoComposition, audioMix: audioMix, error: failure))
     }
 
     /// How pictures are composed; nil for the composition's own layout. `videoComposition`.
@@ -149,6 +156,7 @@ public final class PlayerItem: Sendable {
     public var seekableTimeRanges: [MediaTimeRange] { loadedTimeRanges }
 
     /// The item's current time: its player's, or zero when no player plays it. `currentTime()`.
+    /// - Returns: The item time its player shows now.
     public func currentTime() -> MediaTime {
         owner.withLock { $0.player }?.currentTime() ?? .zero
     }
@@ -157,12 +165,14 @@ public final class PlayerItem: Sendable {
     public var outputs: [PlayerItemVideoOutput] { settings.withLock { $0.outputs } }
 
     /// Adds an output. `add(_:)`.
+    /// - Parameter output: The output to pull this item's pictures; adding it twice changes nothing.
     public func add(_ output: PlayerItemVideoOutput) {
         settings.withLock { if !$0.outputs.contains(where: { $0 === output }) { $0.outputs.append(output) } }
         output.attach(to: self)
     }
 
     /// Removes an output. `remove(_:)`.
+    /// - Parameter output: The output to detach; it hands out nothing more.
     public func remove(_ output: PlayerItemVideoOutput) {
         settings.withLock { $0.outputs.removeAll { $0 === output } }
         output.attach(to: nil)

@@ -1,7 +1,6 @@
 public import ReelCore
 import ReelAsset
 import ReelComposition
-import Synchronization
 
 /// Pulls an item's pictures in step with its player's clock, as a display loop does: ask
 /// for the item time of the next refresh (``itemTime(forHostTime:)``), then for the picture
@@ -21,6 +20,11 @@ public final class PlayerItemVideoOutput: Sendable {
         public var width: Int?
         public var height: Int?
 
+        /// The pictures an output hands out.
+        /// - Parameters:
+        ///   - pixelFormat: `.yuv420p` (no conversion), `.rgba` or `.bgra`.
+        ///   - width: The width to render at; nil for the video composition's.
+        ///   - height: The height to render at; nil for the video composition's.
         public init(pixelFormat: PixelFormat = .yuv420p, width: Int? = nil, height: Int? = nil) {
             self.pixelFormat = pixelFormat
             self.width = width
@@ -41,7 +45,7 @@ public final class PlayerItemVideoOutput: Sendable {
     }
 
     public let pixelBufferAttributes: PixelBufferAttributes
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     /// - Parameter pixelBufferAttributes: the pictures' format and size.
     ///   `init(pixelBufferAttributes:)`.
@@ -60,6 +64,8 @@ public final class PlayerItemVideoOutput: Sendable {
 
     /// The item time on screen at `hostTime` on the player's clock (``Player/clock``'s
     /// ``PlaybackClock/hostTime``); invalid when the item has no player. `itemTime(forHostTime:)`.
+    /// - Parameter hostTime: When the next picture will be shown, on the player's clock.
+    /// - Returns: The item time to ask ``copyPixelBuffer(forItemTime:)`` for.
     public func itemTime(forHostTime hostTime: MediaTime) -> MediaTime {
         guard let player = state.withLock({ $0.item })?.player else { return .invalid }
         return player.itemTime(forHostTime: hostTime)
@@ -67,6 +73,9 @@ public final class PlayerItemVideoOutput: Sendable {
 
     /// True when the picture at `itemTime` is another frame than the last one copied.
     /// `hasNewPixelBuffer(forItemTime:)`.
+    /// - Parameter itemTime: The item time about to be shown.
+    /// - Returns: False when the picture on screen is still the right one, so a display loop
+    ///   need not copy (or draw) it again.
     public func hasNewPixelBuffer(forItemTime itemTime: MediaTime) -> Bool {
         state.withLock { state in
             guard let item = state.item, item.status == .readyToPlay,
@@ -79,6 +88,10 @@ public final class PlayerItemVideoOutput: Sendable {
     /// frame starts at. Nil when the item has no video or failed; a read error fails the
     /// item (its ``PlayerItem/error`` and failed-to-play-to-end notification).
     /// `copyPixelBuffer(forItemTime:itemTimeForDisplay:)`.
+    /// - Parameters:
+    ///   - itemTime: The item time to show.
+    ///   - itemTimeForDisplay: Set to the start of the frame handed out (unchanged when none is).
+    /// - Returns: The picture, in ``pixelBufferAttributes``' format and size.
     public func copyPixelBuffer(forItemTime itemTime: MediaTime, itemTimeForDisplay: inout MediaTime) -> PixelBuffer? {
         let result = copy(itemTime)
         if let result { itemTimeForDisplay = result.time }
@@ -86,6 +99,8 @@ public final class PlayerItemVideoOutput: Sendable {
     }
 
     /// ``copyPixelBuffer(forItemTime:itemTimeForDisplay:)`` without the display time.
+    /// - Parameter itemTime: The item time to show.
+    /// - Returns: The picture, in ``pixelBufferAttributes``' format and size; nil without video.
     public func copyPixelBuffer(forItemTime itemTime: MediaTime) -> PixelBuffer? {
         copy(itemTime)?.picture
     }

@@ -1,7 +1,6 @@
 public import Dispatch
 public import Foundation
 public import ReelCore
-import Synchronization
 
 /// Plays a ``PlayerItem``: keeps its time by a clock, at a rate, and tells observers and
 /// outputs where it is. `AVPlayer`.
@@ -12,7 +11,9 @@ import Synchronization
 /// player itself decodes nothing.
 ///
 /// `@unchecked Sendable` only so that ``QueuePlayer`` can be its subclass, as AVQueuePlayer
-/// is AVPlayer's: every stored property is a constant or behind a `Mutex`.
+/// is AVPlayer's: every stored property is a constant or behind a `PosixMutex`, one state
+/// value per lock: the timing (``PlayerStateMachine``), the settings, the observers
+/// (``PlayerObserversStateMachine``).
 public class Player: @unchecked Sendable {
     /// What happens when the item ends. `AVPlayer.ActionAtItemEnd`.
     public enum ActionAtItemEnd: Sendable, Hashable {
@@ -40,25 +41,6 @@ public class Player: @unchecked Sendable {
         fileprivate init(id: Int) { self.id = id }
     }
 
-    private struct Observers {
-        struct Periodic {
-            var interval: MediaTime
-            var queue: DispatchQueue?
-            var block: @Sendable (MediaTime) -> Void
-            var lastSlot: Int64?
-        }
-        struct Boundary {
-            var times: [MediaTime]
-            var queue: DispatchQueue?
-            var block: @Sendable () -> Void
-        }
-        var nextID = 1
-        var periodic: [Int: Periodic] = [:]
-        var boundary: [Int: Boundary] = [:]
-        /// The item time at the last tick, from which boundaries are crossed.
-        var lastTime = MediaTime.zero
-    }
-
     private struct Settings {
         var item: PlayerItem?
         var volume: Float = 1
@@ -68,12 +50,15 @@ public class Player: @unchecked Sendable {
 
     /// The clock the player's time is read from.
     public let clock: any PlaybackClock
-    private let machine = Mutex(PlayerStateMachine())
-    private let settings = Mutex(Settings())
-    private let observers = Mutex(Observers())
+    private let machine = PosixMutex(PlayerStateMachine())
+    private let settings = PosixMutex(Settings())
+    private let observers = PosixMutex(PlayerObserversStateMachine())
     /// Held while a queue moves to its next item (the queue, the current item and the time
     /// change together) and while the sound feeder reads them, so it never sees half a move.
-    let itemChange = Mutex(())
+    /// Taken before any of the other locks, never inside one. It counts the moves: with an
+    /// empty `()` as its state, the thread sanitizer took the zero-sized value's access
+    /// inside the lock for a race with the object's header.
+    let itemChange = PosixMutex(0)
     /// The timer that looks at a clock that moves by itself (Dispatch sources are thread-safe).
     private nonisolated(unsafe) let timer: (any DispatchSourceTimer)?
 
@@ -83,6 +68,9 @@ public class Player: @unchecked Sendable {
     /// A player of `item` (or of nothing yet) with sound: timed by the sound device's clock
     /// (audio is the master), or by the host clock, silently, when there is no device.
     /// `init(playerItem:)`.
+    /// - Parameters:
+    ///   - item: The item to play; nil to start empty.
+    ///   - audioDevice: Where the sound goes; `.none` plays silently by the host clock.
     public convenience init(playerItem item: PlayerItem?, audioDevice: AudioDevice = .automatic) {
         let audio = AudioOutput(device: audioDevice)
         self.init(playerItem: item, clock: audio?.clock ?? HostClock(), audio: audio)
@@ -90,6 +78,9 @@ public class Player: @unchecked Sendable {
 
     /// A silent player of `item` timed by `clock`: a ``ManualClock`` to step it in tests
     /// or to render offline.
+    /// - Parameters:
+    ///   - item: The item to play; nil to start empty.
+    ///   - clock: The clock the player's time is read from.
     public convenience init(playerItem item: PlayerItem?, clock: any PlaybackClock) {
         self.init(playerItem: item, clock: clock, audio: nil)
     }
@@ -114,6 +105,9 @@ public class Player: @unchecked Sendable {
     }
 
     /// A player of the file at `url`, with sound. `init(url:)`.
+    /// - Parameters:
+    ///   - url: The file to play; one that cannot be opened gives a failed item.
+    ///   - audioDevice: Where the sound goes; `.none` plays silently by the host clock.
     public convenience init(url: URL, audioDevice: AudioDevice = .automatic) {
         self.init(playerItem: PlayerItem(url: url), audioDevice: audioDevice)
     }
@@ -135,6 +129,7 @@ public class Player: @unchecked Sendable {
     public var currentItem: PlayerItem? { settings.withLock { $0.item } }
 
     /// Plays `item` from its start instead (or nothing, for nil), keeping the rate. `replaceCurrentItem(with:)`.
+    /// - Parameter item: The item to play next; its outputs start from its start time.
     public func replaceCurrentItem(with item: PlayerItem?) {
         swapItem(for: item)
         let host = clock.hostTime
@@ -193,6 +188,7 @@ public class Player: @unchecked Sendable {
     // MARK: - Time
 
     /// The current item's time. `currentTime()`.
+    /// - Returns: The item time now, computed from the clock's reading (so never drifting).
     public func currentTime() -> MediaTime {
         let host = clock.hostTime
         let end = endTime
@@ -226,6 +222,12 @@ public class Player: @unchecked Sendable {
 
     /// ``seek(to:toleranceBefore:toleranceAfter:)``, then `completionHandler(true)` (false
     /// when there is no item). `seek(to:toleranceBefore:toleranceAfter:completionHandler:)`.
+    /// - Parameters:
+    ///   - time: the item time wanted.
+    ///   - toleranceBefore: how much earlier the player may land (`.positiveInfinity` for any).
+    ///   - toleranceAfter: how much later it may land.
+    ///   - completionHandler: called before this returns: true when the player moved, false
+    ///     without an item or for a time that is not a number.
     public func seek(to time: MediaTime, toleranceBefore: MediaTime = .zero, toleranceAfter: MediaTime = .zero,
                      completionHandler: @escaping @Sendable (Bool) -> Void) {
         let hasItem = currentItem != nil && time.isNumeric
@@ -238,42 +240,37 @@ public class Player: @unchecked Sendable {
     /// Calls `block` with the current time every `interval` of item time while playing,
     /// and whenever the time jumps or the rate changes. `addPeriodicTimeObserver(forInterval:queue:using:)`.
     /// - Parameters:
+    ///   - interval: the item time between calls during playback.
     ///   - queue: where `block` runs; nil runs it on the thread that moved the clock (the
     ///     player's timer, or the caller of ``ManualClock/advance(by:)``).
+    ///   - block: called with the item time it fires at.
     /// - Returns: the observer, for ``removeTimeObserver(_:)``.
     @discardableResult
     public func addPeriodicTimeObserver(forInterval interval: MediaTime, queue: DispatchQueue? = nil,
                                         using block: @escaping @Sendable (MediaTime) -> Void) -> TimeObserver {
-        let id = observers.withLock { observers -> Int in
-            let id = observers.nextID
-            observers.nextID += 1
-            observers.periodic[id] = .init(interval: interval, queue: queue, block: block)
-            return id
-        }
+        let id = observers.withLock { $0.add(.init(interval: interval, queue: queue, block: block)) }
         return TimeObserver(id: id)
     }
 
     /// Calls `block` each time normal playback crosses one of `times`.
     /// `addBoundaryTimeObserver(forTimes:queue:using:)`.
+    /// - Parameters:
+    ///   - times: item times to watch; times that are not numbers are ignored.
+    ///   - queue: where `block` runs; nil runs it on the thread that moved the clock.
+    ///   - block: called once per time crossed (not on seeks).
     /// - Returns: the observer, for ``removeTimeObserver(_:)``.
     @discardableResult
     public func addBoundaryTimeObserver(forTimes times: [MediaTime], queue: DispatchQueue? = nil,
                                         using block: @escaping @Sendable () -> Void) -> TimeObserver {
-        let id = observers.withLock { observers -> Int in
-            let id = observers.nextID
-            observers.nextID += 1
-            observers.boundary[id] = .init(times: times.filter(\.isNumeric), queue: queue, block: block)
-            return id
-        }
+        let id = observers.withLock { $0.add(.init(times: times, queue: queue, block: block)) }
         return TimeObserver(id: id)
     }
 
     /// Stops an observer. `removeTimeObserver(_:)`.
+    /// - Parameter observer: What ``addPeriodicTimeObserver(forInterval:queue:using:)`` or
+    ///   ``addBoundaryTimeObserver(forTimes:queue:using:)`` returned.
     public func removeTimeObserver(_ observer: TimeObserver) {
-        observers.withLock {
-            $0.periodic[observer.id] = nil
-            $0.boundary[observer.id] = nil
-        }
+        observers.withLock { $0.remove(observer.id) }
     }
 
     // MARK: - Driving
@@ -371,32 +368,8 @@ public class Player: @unchecked Sendable {
     }
 
     private func fireObservers(at time: MediaTime, jumped: Bool) {
-        var calls: [(DispatchQueue?, @Sendable () -> Void)] = []
-        observers.withLock { observers in
-            for (id, var periodic) in observers.periodic {
-                if jumped {
-                    periodic.lastSlot = TimeObserverSchedule.slot(of: time, interval: periodic.interval)
-                } else if let slot = TimeObserverSchedule.periodicDue(lastSlot: periodic.lastSlot, time: time,
-                                                                      interval: periodic.interval) {
-                    periodic.lastSlot = slot
-                } else {
-                    continue
-                }
-                observers.periodic[id] = periodic
-                let block = periodic.block
-                calls.append((periodic.queue, { block(time) }))
-            }
-            if !jumped {
-                for boundary in observers.boundary.values {
-                    for _ in TimeObserverSchedule.crossed(boundary.times, from: observers.lastTime, to: time) {
-                        calls.append((boundary.queue, boundary.block))
-                    }
-                }
-            }
-            observers.lastTime = time
-        }
-        for (queue, call) in calls {
-            if let queue { queue.async(execute: call) } else { call() }
+        for call in observers.withLock({ $0.due(at: time, jumped: jumped) }) {
+            if let queue = call.queue { queue.async(execute: call.block) } else { call.block() }
         }
     }
 }

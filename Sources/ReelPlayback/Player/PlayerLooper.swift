@@ -1,6 +1,5 @@
 public import Foundation
 public import ReelCore
-import Synchronization
 
 /// Plays an item over and over on a ``QueuePlayer``, by keeping replicas of it queued.
 /// `AVPlayerLooper`.
@@ -17,20 +16,35 @@ public final class PlayerLooper: Sendable {
         case cancelled
     }
 
+    /// The looper's state under its one lock: how many passes ended, and whether it still
+    /// queues the ended pass again.
     private struct State {
-        var loopCount = 0
-        var looping = true
+        private(set) var loopCount = 0
+        private(set) var looping = true
+
+        /// A pass ended: counted whether or not looping goes on.
+        /// - Returns: Whether to queue the ended item again (false after ``disable()``).
+        mutating func passEnded() -> Bool {
+            loopCount += 1
+            return looping
+        }
+
+        /// No more passes are queued; the one playing plays to its end.
+        mutating func disable() { looping = false }
     }
 
     /// The replicas of the template item that take turns in the queue. `loopingPlayerItems`.
     public let loopingPlayerItems: [PlayerItem]
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
     private weak let player: QueuePlayer?
     /// The notification observer (NotificationCenter's tokens are thread-safe to remove).
     private nonisolated(unsafe) let token: (any NSObjectProtocol)?
     private let failure: Bool
 
     /// Loops `templateItem` on `player`, replacing its queue. `init(player:templateItem:)`.
+    /// - Parameters:
+    ///   - player: The queue player to loop on; its queue is replaced by the looper's replicas.
+    ///   - templateItem: The item to loop; it is not played itself (replicas of it are).
     public convenience init(player: QueuePlayer, templateItem: PlayerItem) {
         self.init(player: player, templateItem: templateItem, timeRange: nil)
     }
@@ -40,6 +54,8 @@ public final class PlayerLooper: Sendable {
     /// a whole item's. A range that is not inside the item loops the whole item.
     /// `init(player:templateItem:timeRange:)`.
     /// - Parameters:
+    ///   - player: the queue player to loop on; its queue is replaced by the looper's replicas.
+    ///   - templateItem: the item to loop; replicas of it are played, not it.
     ///   - timeRange: the part of the item to loop; nil for all of it.
     public init(player: QueuePlayer, templateItem: PlayerItem, timeRange: MediaTimeRange?) {
         self.player = player
@@ -76,7 +92,7 @@ public final class PlayerLooper: Sendable {
     /// A weak way back from the notification's block to the looper.
     private final class Relay: Sendable {
         struct Weak { weak var looper: PlayerLooper? }
-        let looper = Mutex(Weak())
+        let looper = PosixMutex(Weak())
     }
 
     /// How many passes have ended. `loopCount`.
@@ -91,7 +107,7 @@ public final class PlayerLooper: Sendable {
 
     /// Lets the current pass play to its end and stops queuing more. `disableLooping()`.
     public func disableLooping() {
-        state.withLock { $0.looping = false }
+        state.withLock { $0.disable() }
         guard let player else { return }
         for item in player.items().dropFirst() where loopingPlayerItems.contains(where: { $0 === item }) {
             player.remove(item)
@@ -99,11 +115,7 @@ public final class PlayerLooper: Sendable {
     }
 
     private func passEnded(_ item: PlayerItem) {
-        let looping = state.withLock { state -> Bool in
-            state.loopCount += 1
-            return state.looping
-        }
-        guard looping, let player else { return }
+        guard state.withLock({ $0.passEnded() }), let player else { return }
         player.insert(item, after: nil)
     }
 }

@@ -2,7 +2,7 @@ import ReelCore
 
 /// A ``Player``'s timing as values: whether it moves, from which item time and host time,
 /// at which rate, and what reaching the item's end does. Pure: the player keeps one in a
-/// `Mutex`, passes in the clock's reading and the item's end time, and carries out the
+/// `PosixMutex`, passes in the clock's reading and the item's end time, and carries out the
 /// actions returned (swift-nio's state-machine pattern), so the rules are tested without
 /// clocks, files or threads.
 ///

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import ReelCore
 
 /// A player of items one after another. `AVQueuePlayer`.
 ///
@@ -8,16 +8,23 @@ import Synchronization
 /// so the item times join without a gap; pictures come from each item's own outputs.
 /// When the queue runs out, ``Player/currentItem`` is nil.
 public final class QueuePlayer: Player, @unchecked Sendable {
-    /// The items after the current one.
-    private let upcoming = Mutex<[PlayerItem]>([])
+    /// The items after the current one (the queue's one lock: an array, its changes plain
+    /// array operations).
+    private let upcoming = PosixMutex<[PlayerItem]>([])
 
     /// A queue player with sound (or silent by the host clock without a device). `init(items:)`.
+    /// - Parameters:
+    ///   - items: The queue, the first item current.
+    ///   - audioDevice: Where the sound goes; `.none` plays silently by the host clock.
     public convenience init(items: [PlayerItem], audioDevice: AudioDevice = .automatic) {
         let audio = AudioOutput(device: audioDevice)
         self.init(items: items, clock: audio?.clock ?? HostClock(), audio: audio)
     }
 
     /// A silent queue player timed by `clock` (a ``ManualClock`` in tests).
+    /// - Parameters:
+    ///   - items: The queue, the first item current.
+    ///   - clock: The clock the player's time is read from.
     public convenience init(items: [PlayerItem], clock: any PlaybackClock) {
         self.init(items: items, clock: clock, audio: nil)
     }
@@ -29,6 +36,7 @@ public final class QueuePlayer: Player, @unchecked Sendable {
     }
 
     /// The current item and those after it. `items()`.
+    /// - Returns: The queue in playing order, the current item first.
     public func items() -> [PlayerItem] {
         (currentItem.map { [$0] } ?? []) + upcoming.withLock { $0 }
     }
@@ -40,11 +48,18 @@ public final class QueuePlayer: Player, @unchecked Sendable {
 
     /// Whether `item` may be queued after `afterItem`: not when it is already queued.
     /// `canInsert(_:after:)`.
+    /// - Parameters:
+    ///   - item: The item to queue.
+    ///   - afterItem: Where it would go.
+    /// - Returns: False when `item` is already in the queue (an item plays once per pass).
     public func canInsert(_ item: PlayerItem, after afterItem: PlayerItem?) -> Bool {
         !items().contains { $0 === item }
     }
 
     /// Queues `item` after `afterItem`, or at the end for nil. `insert(_:after:)`.
+    /// - Parameters:
+    ///   - item: The item to queue; one already queued is ignored.
+    ///   - afterItem: The item it follows; nil, or an item not in the queue, for the end.
     public func insert(_ item: PlayerItem, after afterItem: PlayerItem?) {
         guard canInsert(item, after: afterItem) else { return }
         if currentItem == nil, upcoming.withLock({ $0.isEmpty }) {
@@ -63,6 +78,7 @@ public final class QueuePlayer: Player, @unchecked Sendable {
     }
 
     /// Takes `item` out of the queue (the current item: the next plays). `remove(_:)`.
+    /// - Parameter item: The item to take out; one not in the queue is ignored.
     public func remove(_ item: PlayerItem) {
         if item === currentItem {
             advanceToNextItem()
@@ -80,7 +96,8 @@ public final class QueuePlayer: Player, @unchecked Sendable {
     override var nextItem: PlayerItem? { upcoming.withLock { $0.first } }
 
     override func itemDidEnd(_ item: PlayerItem) {
-        itemChange.withLock { _ in
+        itemChange.withLock { moves in
+            moves += 1
             let next = upcoming.withLock { $0.isEmpty ? nil : $0.removeFirst() }
             advance(from: item, to: next)
         }
