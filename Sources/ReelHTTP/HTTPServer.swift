@@ -63,9 +63,10 @@ package final class HTTPServer: @unchecked Sendable {
         }
         // A viewer that goes away mid-response (a browser dropping a video range) must cost
         // that connection only: libmicrohttpd sends files with sendfile(), which raises
-        // SIGPIPE on a closed socket, and its manual asks its host to ignore the signal, as
-        // servers do (the write then fails with EPIPE and the connection closes).
-        signal(SIGPIPE, SIG_IGN)
+        // SIGPIPE on a closed socket, and its manual asks its host to handle the signal. A
+        // handler that does nothing makes the write fail with EPIPE instead; unlike SIG_IGN,
+        // it is not passed on to the programs this process starts. A host's own choice stays.
+        if let previous = signal(SIGPIPE, { _ in }) { signal(SIGPIPE, previous) }
         let retained = Unmanaged.passRetained(context)
         let started = reel_mhd_start(configuration.host, UInt16(configuration.port), accessHandler, retained.toOpaque(),
                                      completedHandler, retained.toOpaque(), configuration.connectionMemoryLimit,

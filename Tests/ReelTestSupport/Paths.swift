@@ -55,11 +55,13 @@ public enum Paths {
     /// The reason printed when a real-time test is skipped.
     public static let releaseBinaryMissing = "needs .build/release/reel (make test builds it)"
 
-    /// Ignores SIGPIPE in the test process, once, as the `reel` command does: a write to a
-    /// child or a socket that has gone away fails that test with EPIPE instead of killing
-    /// every test in the process (CI lost a whole run to signal 13 at load 34).
-    public static func ignoreBrokenPipes() { _ = brokenPipesIgnored }
-    private static let brokenPipesIgnored: Void = { signal(SIGPIPE, SIG_IGN) }()
+    /// Catches SIGPIPE in the test process, once, with a handler that does nothing: a write to
+    /// a child or a socket that has gone away fails that test with EPIPE instead of killing
+    /// every test in the process (a run here lost them all to signal 13 at load 34). Not
+    /// SIG_IGN, which the programs the tests start would inherit: a shell's `printf` into a
+    /// pipe `reel` has closed would then print "Broken pipe" instead of ending quietly.
+    public static func ignoreBrokenPipes() { _ = brokenPipesCaught }
+    private static let brokenPipesCaught: Void = { _ = signal(SIGPIPE, { _ in }) }()
 
     /// A fresh empty directory under the system temporary directory.
     public static func temporaryDirectory(_ label: String = "reel-test") throws -> URL {

@@ -111,17 +111,9 @@ public enum RecordingRecovery {
         let path = source.path
         let copied = demuxer.streams.filter { $0.mediaType == .video || $0.mediaType == .audio }
         let fileSize = demuxer.fileSize
-        let folder = destination.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(
-            ".\(destination.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(destination.pathExtension)")
-        // The index-first copy MovieIndex may write beside it, removed too if the process is stopped.
-        let indexCopy = URL(fileURLWithPath: temporary.path + ".index")
-        InProgressFiles.add(temporary)
-        InProgressFiles.add(indexCopy)
-        defer {
-            InProgressFiles.remove(temporary)
-            InProgressFiles.remove(indexCopy)
-        }
+        let partial = TemporaryOutput(beside: destination)
+        let temporary = partial.url
+        defer { partial.release() }
         do throws(ReelError) {
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
             var outputs: [Int: Int] = [:]
@@ -225,8 +217,7 @@ public enum RecordingRecovery {
             try AssetWriter.moveIntoPlace(temporary, destination: destination)
             return Report(duration: end, videoFrames: frames, droppedSamples: dropped)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            try? FileManager.default.removeItem(at: indexCopy)
+            partial.discard()
             throw error.renamingSubject(temporary.path, to: destination.path)
         }
     }

@@ -127,16 +127,9 @@ public enum ChunkedExport {
             soundSource = (demuxer, stream.index)
         }
 
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(
-            ".\(url.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(url.pathExtension)")
-        let indexCopy = URL(fileURLWithPath: temporary.path + ".index")
-        InProgressFiles.add(temporary)
-        InProgressFiles.add(indexCopy)
-        defer {
-            InProgressFiles.remove(temporary)
-            InProgressFiles.remove(indexCopy)
-        }
+        let partial = TemporaryOutput(beside: url)
+        let temporary = partial.url
+        defer { partial.release() }
         do throws(ReelError) {
             let first = parts[0]
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
@@ -220,8 +213,7 @@ public enum ChunkedExport {
                 .verify(temporary, as: url)
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            try? FileManager.default.removeItem(at: indexCopy)
+            partial.discard()
             throw error.renamingSubject(temporary.path, to: url.path)
         }
     }

@@ -97,16 +97,9 @@ enum PassthroughExport {
         let hasAudio = composition.tracks(withMediaType: .audio).contains { $0.segments.contains { !$0.isEmpty } }
         channels = hasAudio ? min(max(channels, 1), 2) : 0
 
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(url.pathExtension)")
-        // The index-first copy MovieIndex may write beside it, removed too if the process is stopped.
-        let indexCopy = URL(fileURLWithPath: temporary.path + ".index")
-        InProgressFiles.add(temporary)
-        InProgressFiles.add(indexCopy)
-        defer {
-            InProgressFiles.remove(temporary)
-            InProgressFiles.remove(indexCopy)
-        }
+        let partial = TemporaryOutput(beside: url)
+        let temporary = partial.url
+        defer { partial.release() }
         do throws(ReelError) {
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
             let videoOut = try muxer.addStream(copying: first.demuxer, streamIndex: first.video)
@@ -144,8 +137,7 @@ enum PassthroughExport {
             try ExportPlans.passthrough(end: timelineEnd, withAudio: lane != nil).verify(temporary, as: url)
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            try? FileManager.default.removeItem(at: indexCopy)
+            partial.discard()
             throw error.renamingSubject(temporary.path, to: url.path)
         }
         return []

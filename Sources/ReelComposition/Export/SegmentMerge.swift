@@ -48,16 +48,9 @@ public enum SegmentMerge {
             parts.append(part)
         }
         let channels = min(max(parts.compactMap(\.audio).map(\.channelCount).max() ?? 0, 0), 2)
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(url.pathExtension)")
-        // The index-first copy MovieIndex may write beside it, removed too if the process is stopped.
-        let indexCopy = URL(fileURLWithPath: temporary.path + ".index")
-        InProgressFiles.add(temporary)
-        InProgressFiles.add(indexCopy)
-        defer {
-            InProgressFiles.remove(temporary)
-            InProgressFiles.remove(indexCopy)
-        }
+        let partial = TemporaryOutput(beside: url)
+        let temporary = partial.url
+        defer { partial.release() }
         var end = MediaTime.zero
         do throws(ReelError) {
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
@@ -92,8 +85,7 @@ public enum SegmentMerge {
             try ExportCheck(both: MediaTimeRange(start: .zero, duration: end), hasAudio: lane != nil).verify(temporary, as: url)
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            try? FileManager.default.removeItem(at: indexCopy)
+            partial.discard()
             throw error.about(url.path)
         }
         return end

@@ -29,16 +29,9 @@ public enum StretchedCopy {
         }
         // rate = 1/4 → every timestamp × 4; other rates as the nearest fraction over 1000.
         let stretch = Self.fraction(1 / rate)
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent).reel-\(UUID().uuidString.prefix(8)).\(url.pathExtension)")
-        // The index-first copy MovieIndex may write beside it, removed too if the process is stopped.
-        let indexCopy = URL(fileURLWithPath: temporary.path + ".index")
-        InProgressFiles.add(temporary)
-        InProgressFiles.add(indexCopy)
-        defer {
-            InProgressFiles.remove(temporary)
-            InProgressFiles.remove(indexCopy)
-        }
+        let partial = TemporaryOutput(beside: url)
+        let temporary = partial.url
+        defer { partial.release() }
         do throws(ReelError) {
             let demuxer = try Demuxer(path: asset.url.path, probing: false)
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
@@ -105,8 +98,7 @@ public enum StretchedCopy {
                 .verify(temporary, as: url)
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            try? FileManager.default.removeItem(at: indexCopy)
+            partial.discard()
             throw error.renamingSubject(temporary.path, to: url.path)
         }
     }
