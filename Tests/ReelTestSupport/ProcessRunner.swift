@@ -13,6 +13,20 @@ public struct ProcessResult: Sendable {
 
 /// Runs programs for tests, with a time limit so that a hang fails instead of blocking.
 public enum ProcessRunner {
+    /// What `make sanitize` sets for every process of the run: where the sanitizers write
+    /// their reports, what LeakSanitizer suppresses, and SDL's renderer (scripts/sanitize.sh
+    /// says why). A test that gives a program an environment of its own keeps these, so a
+    /// child's report still reaches the run's log instead of failing the child.
+    static let sanitizerSettings = ["REEL_SANITIZER", "ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "SWIFT_BACKTRACE",
+                                    "SDL_RENDER_DRIVER", "SDL_FRAMEBUFFER_ACCELERATION"]
+
+    static func withSanitizerSettings(_ environment: [String: String]) -> [String: String] {
+        let own = ProcessInfo.processInfo.environment
+        var environment = environment
+        for key in sanitizerSettings where environment[key] == nil { environment[key] = own[key] }
+        return environment
+    }
+
     public static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 120,
                            environment: [String: String]? = nil) throws -> ProcessResult {
         Paths.ignoreBrokenPipes()
@@ -24,7 +38,7 @@ public enum ProcessRunner {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = [executable] + arguments
         }
-        if let environment { process.environment = environment }
+        if let environment { process.environment = withSanitizerSettings(environment) }
         let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("reel-out-\(UUID().uuidString)")
         let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("reel-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
