@@ -23,15 +23,22 @@ struct SteppedCapture {
     }
 
     /// Moves the clock on, a frame's worth at a time, until `done` is true (a handler on
-    /// another queue says so), at most `limit` seconds of capture time.
+    /// another queue says so), at most `limit` seconds of capture time. What the clock set
+    /// off may still be working in real time when the limit is reached (a merge, a file
+    /// being finished, on a busy machine): then it waits, the clock standing still, for at
+    /// most `wait` seconds more.
     /// - Returns: Whether `done` came true.
     @discardableResult
-    func advance(until done: () -> Bool, limit: Double = 60) -> Bool {
+    func advance(until done: () -> Bool, limit: Double = 60, wait: TimeInterval = 60) -> Bool {
         var moved = 0.0
-        while !done() {
-            guard moved < limit else { return false }
+        while !done(), moved < limit {
             clock.advance(seconds: 1.0 / 120)
             moved += 1.0 / 120
+        }
+        let deadline = Date().addingTimeInterval(wait)
+        while !done() {
+            guard Date() < deadline else { return false }
+            usleep(2_000)
         }
         return true
     }
