@@ -11,7 +11,7 @@ struct PlayCommand: Command {
     let spec = CommandSpec(
         name: "play",
         abstract: "Play a file, or a composition spec without exporting it, in a window with sound.",
-        usage: "FILE|SPEC.json [--rate R] [--start S] [--for S] [--loop] [--no-window] [--no-sound] [--stats] | --bench",
+        usage: "FILE|SPEC.json [--rate R] [--start S] [--for S] [--loop] [--no-window] [--no-sound] [--audio DEVICE] [--stats] | --bench",
         positionals: 1...1,
         options: [
             .value("rate", "R", help: "The rate to play at, 0.5 to 2 (default 1); the pitch is kept."),
@@ -20,14 +20,18 @@ struct PlayCommand: Command {
             .flag("loop", help: "Play again from the start at the end (the 'l' key toggles it)."),
             .flag("no-window", help: "No window: sound alone, or a headless run of the clock."),
             .flag("no-sound", help: "No sound: the player runs by the host clock."),
+            .value("audio", "DEVICE", help: "Where the sound goes: pulse, pulse:SINK, alsa, alsa:PCM or none "
+                   + "(default: REEL_AUDIO_DEVICE, else PulseAudio, else ALSA's default PCM, else silent)."),
             .flag("stats", help: "At the end, print pictures shown and dropped, the first picture's delay and the CPU (JSON)."),
             .flag("bench", help: "Time the first picture after play() and seeks to a shown picture (run a release build)."),
         ],
         discussion: """
         Keys: space plays and pauses; left and right seek 5 s; comma and period step a frame
         (pausing); [ and ] change the rate by 0.25 (0.5 to 2); f fullscreen; l loop; q or Esc quits.
-        The terminal shows the time, the rate and the frames dropped. Without a PulseAudio
-        server the player runs silently by the host clock. A spec plays with its transitions,
+        The terminal shows the time, the rate and the frames dropped. The sound goes to the
+        PulseAudio server, else to ALSA's default PCM, else the player runs silently by the
+        host clock; --audio or REEL_AUDIO_DEVICE chooses (ALSA_CONFIG_PATH names another
+        ALSA configuration). A spec plays with its transitions,
         overlays and mix, as `reel compose` would export it. Playing ends at the item's end.
 
         Example:
@@ -49,7 +53,18 @@ struct PlayCommand: Command {
             return 0
         }
 
-        let player = Player(playerItem: item, audioDevice: arguments.flag("no-sound") ? .none : .automatic)
+        var device = AudioDevice.automatic
+        if let spelling = arguments.value("audio") {
+            guard let chosen = AudioDevice(spelling: spelling) else {
+                throw ReelError(.invalidArgument, "an audio device is pulse, pulse:SINK, alsa, alsa:PCM or none",
+                                subject: "--audio \(spelling)")
+            }
+            device = chosen
+        }
+        let player = Player(playerItem: item, audioDevice: arguments.flag("no-sound") ? .none : device)
+        if device != .automatic, device != .none, !player.outputsSound {
+            throw ReelError(.deviceNotConnected, "cannot be opened", subject: "--audio \(arguments.value("audio") ?? "")")
+        }
         let ended = PosixMutex(false)
         let token = NotificationCenter.default.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: item,
                                                            queue: nil) { _ in ended.withLock { $0 = true } }
@@ -144,7 +159,9 @@ struct PlayCommand: Command {
             console.print("{\"shown\": \(shownCount), \"dropped\": \(dropped), "
                           + "\"firstPictureMilliseconds\": \(firstShown.map { Format.number($0 * 1000) } ?? "null"), "
                           + "\"cpuSeconds\": \(Format.number(cpu)), \"wallSeconds\": \(Format.number(wall)), "
-                          + "\"cores\": \(Format.number(cpu / max(wall, 0.001)))}")
+                          + "\"cores\": \(Format.number(cpu / max(wall, 0.001))), "
+                          + "\"audio\": \(player.audioOutputDeviceUniqueID.map { "\"\($0)\"" } ?? "null"), "
+                          + "\"underruns\": \(player.soundUnderruns)}")
         }
         return 0
     }
