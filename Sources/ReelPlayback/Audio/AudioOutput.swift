@@ -10,8 +10,8 @@ import ReelPulse
 /// clock (this device's ``AudioClock``) will reach when the block is heard. At a rate other
 /// than 1 the sound is stretched with its pitch kept by the exports' ``TimeStretcher`` (an
 /// exact time map with its onsets locked, so a clap stays on its picture; FFmpeg's `atempo`
-/// moved them 7–18 ms early at rate 2), or with `.varispeed` resampled; paused, the device
-/// plays silence, so its clock runs on.
+/// moved them 7–18 ms early at rate 2), or with `.varispeed` resampled; paused, what waits
+/// in the device is dropped and it plays silence, so its clock runs on.
 final class AudioOutput: Sendable {
     static let sampleRate = 48000
     /// Samples per write: 10 ms.
@@ -60,8 +60,11 @@ final class AudioOutput: Sendable {
     /// queue's join is the same course, and drops nothing).
     var flushes: Int { state.withLock { $0.flushes } }
 
-    /// How much sound the device holds ahead of what is heard.
-    static let bufferDuration = 0.3
+    /// How much sound the device holds ahead of what is heard: enough to ride out a loaded
+    /// machine's stalls of the sound server as well as of this feeder (at 0.3 s a server that
+    /// woke late drained it and the sink played gaps; see docs/playback.md). A seek, a rate
+    /// change and a pause drop what waits, so the length costs no delay in answering them.
+    static let bufferDuration = 1.0
 
     /// Which device the sound goes to (`pulse`, `alsa:default`).
     var deviceSpelling: String { stream.deviceSpelling }
@@ -105,7 +108,9 @@ final class AudioOutput: Sendable {
                 // device was read for another course, so it is dropped and the sound follows
                 // at once. The queue's next item, met at the end, is the same course: no drop.
                 let position = MediaTime(value: self.clock.writtenSamples, timescale: Int32(Self.sampleRate))
-                if feed.isOffCourse(player.soundSnapshot(forHostTime: position)) {
+                let snapshot = player.soundSnapshot(forHostTime: position)
+                // Paused: the sound waiting in the device stops now, not a buffer later.
+                if feed.isOffCourse(snapshot) || feed.isPausing(snapshot) {
                     self.stream.flush()
                     waiting = nil
                     self.state.withLock { $0.didFlush() }
@@ -162,6 +167,9 @@ final class AudioOutput: Sendable {
 
         /// The item time of the next sample handed out, in seconds.
         var nextSeconds: Double { start.seconds + Double(produced) * rate / Double(AudioOutput.sampleRate) }
+
+        /// Whether the player has stopped (rate 0) while sound read for playing still waits.
+        func isPausing(_ snapshot: Player.SoundSnapshot) -> Bool { item != nil && snapshot.rate == 0 }
 
         /// Whether the player's course at the next sample written (its item, rate and time
         /// there) is not the one the sound was read for.
