@@ -83,13 +83,38 @@ struct PlayCommand: Command {
         if start > 0 { player.seek(to: MediaTime(seconds: start, preferredTimescale: 90000)) }
         player.defaultRate = rate
         let started = Date()
-        player.play()
         var firstShown: Double?
         var shownCount = 0
+        var shown: Int64 = -1
+        if let window {
+            // Preroll (`preroll(atRate:)`): the first picture decoded and on screen before the
+            // clock starts. Started at once, the clock ran on while the decoder opened, the
+            // first picture came late and the second was already due to be passed over: the
+            // one frame play-bench counted dropped on a 1080p30 file.
+            let first = player.currentTime()
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                if output.hasNewPixelBuffer(forItemTime: first) {
+                    var display = MediaTime.invalid
+                    if let picture = output.copyPixelBuffer(forItemTime: first, itemTimeForDisplay: &display) {
+                        try window.show(picture)
+                        shownCount += 1
+                        firstShown = Date().timeIntervalSince(started)
+                        let ratio = display.seconds / frameDuration.seconds
+                        if ratio.isFinite, abs(ratio) < 1e12 { shown = Int64(ratio.rounded()) }
+                    }
+                    break
+                }
+                if let error = item.error { throw error }
+                usleep(1_000)
+            }
+        }
+        player.play()
 
         let end = item.duration
-        var shown: Int64 = -1
         var dropped = 0
+        // The first frame index of each drop (the first 20), for --stats: where the drops are.
+        var droppedAt: [Int64] = []
         var lastStatus = Date.distantPast
         let stopAt = limit.map { MediaTime(seconds: start + $0, preferredTimescale: 90000) }
         playing: while true {
@@ -124,7 +149,10 @@ struct PlayCommand: Command {
                         if ratio.isFinite, abs(ratio) < 1e12 {
                             let index = Int64(ratio.rounded())
                             let step = Int64(max(1, player.rate.rounded()))
-                            if shown >= 0, player.rate > 0, index > shown + step { dropped += Int(index - shown - step) }
+                            if shown >= 0, player.rate > 0, index > shown + step {
+                                dropped += Int(index - shown - step)
+                                if droppedAt.count < 20 { droppedAt.append(shown + step) }
+                            }
                             shown = index
                         }
                     }
@@ -161,7 +189,8 @@ struct PlayCommand: Command {
                           + "\"cpuSeconds\": \(Format.number(cpu)), \"wallSeconds\": \(Format.number(wall)), "
                           + "\"cores\": \(Format.number(cpu / max(wall, 0.001))), "
                           + "\"audio\": \(player.audioOutputDeviceUniqueID.map { "\"\($0)\"" } ?? "null"), "
-                          + "\"underruns\": \(player.soundUnderruns)}")
+                          + "\"underruns\": \(player.soundUnderruns), "
+                          + "\"droppedAt\": [\(droppedAt.map(String.init).joined(separator: ", "))]}")
         }
         return 0
     }
