@@ -37,8 +37,10 @@ package final class ALSAStream {
     ///   - bufferDuration: how much sound the device may hold ahead.
     /// - Throws: ``ReelError`` `.deviceNotConnected` with ALSA's message when the PCM cannot
     ///   be opened or does not take the format.
-    package init(device: String = "default", sampleRate: Int = 48000, channels: Int = 2,
-                 bufferDuration: Double = 0.1) throws(ReelError) {
+    package init(
+        device: String = "default", sampleRate: Int = 48000, channels: Int = 2,
+        bufferDuration: Double = 0.1
+    ) throws(ReelError) {
         _ = Self.quiet
         var handle: OpaquePointer?
         var status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
@@ -46,12 +48,15 @@ package final class ALSAStream {
             throw ReelError(.deviceNotConnected, "cannot open the ALSA PCM: \(Self.message(status))", subject: "ALSA \(device)")
         }
         let latency = UInt32(clamping: Int((min(max(bufferDuration, 0.02), 2) * 1_000_000).rounded()))
-        status = snd_pcm_set_params(handle, SND_PCM_FORMAT_FLOAT_LE, SND_PCM_ACCESS_RW_INTERLEAVED,
-                                    UInt32(clamping: channels), UInt32(clamping: sampleRate), 1, latency)
+        status = snd_pcm_set_params(
+            handle, SND_PCM_FORMAT_FLOAT_LE, SND_PCM_ACCESS_RW_INTERLEAVED,
+            UInt32(clamping: channels), UInt32(clamping: sampleRate), 1, latency)
         guard status >= 0 else {
             snd_pcm_close(handle)
-            throw ReelError(.deviceNotConnected, "the ALSA PCM does not take \(channels) channels of float at \(sampleRate) Hz: "
-                            + Self.message(status), subject: "ALSA \(device)")
+            throw ReelError(
+                .deviceNotConnected,
+                "the ALSA PCM does not take \(channels) channels of float at \(sampleRate) Hz: "
+                    + Self.message(status), subject: "ALSA \(device)")
         }
         var buffer: snd_pcm_uframes_t = 0
         var period: snd_pcm_uframes_t = 0

@@ -19,7 +19,9 @@ extension StudioServer {
                 return response
             }
             let body: ComposeDesk.Request
-            switch Self.decode(ComposeDesk.Request.self, request, example: #"{"clips": ["A.mp4", "B.mp4"], "transition": "dissolve:1"}"#) {
+            switch Self.decode(
+                ComposeDesk.Request.self, request, example: #"{"clips": ["A.mp4", "B.mp4"], "transition": "dissolve:1"}"#)
+            {
             case .success(let decoded): body = decoded
             case .failure(let refusal): return refusal.response
             }

@@ -14,10 +14,12 @@ import Testing
     /// the first sample, and no stretch of it like another.
     static func makeClip(in directory: URL) throws -> URL {
         let clip = directory.appendingPathComponent("tone.mov")
-        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:duration=2",
-                                  "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*(200+150*t)*t+1)|0.25*sin(2*PI*660*t+2):s=48000:d=2",
-                                  "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "pcm_s16le",
-                                  clip.path])
+        try ProcessRunner.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:duration=2",
+            "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*(200+150*t)*t+1)|0.25*sin(2*PI*660*t+2):s=48000:d=2",
+            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "pcm_s16le",
+            clip.path,
+        ])
         return clip
     }
 
@@ -50,10 +52,13 @@ import Testing
         let raw = directory.appendingPathComponent("heard.raw")
         let configuration = try Self.configuration(in: directory, writingTo: raw)
         let started = Date()
-        let result = try ProcessRunner.run(Paths.reelBinary.path, ["play", clip.path, "--no-window", "--stats"], timeout: 60,
-                                           environment: ProcessInfo.processInfo.environment.merging(
-                                               ["PULSE_SERVER": "unix:\(directory.path)/no-such-server", "REEL_AUDIO_DEVICE": "",
-                                                "ALSA_CONFIG_PATH": configuration.path]) { $1 })
+        let result = try ProcessRunner.run(
+            Paths.reelBinary.path, ["play", clip.path, "--no-window", "--stats"], timeout: 60,
+            environment: ProcessInfo.processInfo.environment.merging(
+                [
+                    "PULSE_SERVER": "unix:\(directory.path)/no-such-server", "REEL_AUDIO_DEVICE": "",
+                    "ALSA_CONFIG_PATH": configuration.path,
+                ]) { $1 })
         let wall = Date().timeIntervalSince(started)
         #expect(result.status == 0, "\(result.standardError)")
         let stats = try Self.stats(result.standardOutput)
@@ -63,8 +68,12 @@ import Testing
         #expect(wall > 1.9, "played in \(wall) s")
 
         // What reached the PCM is the clip's sound, every sample, in order, without a gap.
-        let source = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", clip.path, "-f", "f32le", "-ac", "2",
-                                                      "-ar", "\(Self.rate)", directory.appendingPathComponent("source.raw").path])
+        let source = try ProcessRunner.run(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-i", clip.path, "-f", "f32le", "-ac", "2",
+                "-ar", "\(Self.rate)", directory.appendingPathComponent("source.raw").path,
+            ])
         #expect(source.status == 0)
         let expected = try Self.floats(directory.appendingPathComponent("source.raw"))
         let heard = try Self.floats(raw)
@@ -74,9 +83,10 @@ import Testing
         // The sound starts at the player's time when the feeder first reads (play() comes
         // while the device already holds silence): find that source frame, then every frame after.
         let key = Array(heard[first..<min(heard.count, first + 16)])
-        let start = try #require(stride(from: 0, to: expected.count - 16, by: 2).first { offset in
-            zip(key, expected[offset..<(offset + 16)]).allSatisfy { abs($0 - $1) <= 1e-6 }
-        }, "the first samples heard are not the source's")
+        let start = try #require(
+            stride(from: 0, to: expected.count - 16, by: 2).first { offset in
+                zip(key, expected[offset..<(offset + 16)]).allSatisfy { abs($0 - $1) <= 1e-6 }
+            }, "the first samples heard are not the source's")
         #expect(start / 2 < Self.rate / 2, "the sound starts \(start / 2) frames into the clip")
         let count = expected.count - start
         let played = Array(heard[first..<min(heard.count, first + count)])
@@ -89,9 +99,10 @@ import Testing
         #expect(mismatches == 0, "\(mismatches) samples differ (worst by \(worst))")
         // Silence after the end: nothing repeated, nothing left over.
         #expect(heard[min(heard.count, first + count)...].allSatisfy { abs($0) < 1e-6 })
-        print("ALSA file PCM: \(heard.count / 2) frames written, the sound from frame \(first / 2), "
-              + "equal to the source from its frame \(start / 2) to its end (\(count / 2) frames); played in \(String(format: "%.2f", wall)) s, "
-              + "underruns \(stats["underruns"] ?? "?")")
+        print(
+            "ALSA file PCM: \(heard.count / 2) frames written, the sound from frame \(first / 2), "
+                + "equal to the source from its frame \(start / 2) to its end (\(count / 2) frames); played in \(String(format: "%.2f", wall)) s, "
+                + "underruns \(stats["underruns"] ?? "?")")
     }
 
     @Test func withNeitherThePlayerRunsSilentlyAndANamedDeviceThatCannotOpenIsRefused() throws {
@@ -100,22 +111,28 @@ import Testing
         let configuration = directory.appendingPathComponent("empty.conf")
         try "# no PCM at all\n".write(to: configuration, atomically: true, encoding: .utf8)
         let environment = ProcessInfo.processInfo.environment.merging(
-            ["PULSE_SERVER": "unix:\(directory.path)/no-such-server", "REEL_AUDIO_DEVICE": "",
-             "ALSA_CONFIG_PATH": configuration.path]) { $1 }
-        let silent = try ProcessRunner.run(Paths.reelBinary.path, ["play", clip.path, "--no-window", "--stats", "--for", "0.5"],
-                                           timeout: 60, environment: environment)
+            [
+                "PULSE_SERVER": "unix:\(directory.path)/no-such-server", "REEL_AUDIO_DEVICE": "",
+                "ALSA_CONFIG_PATH": configuration.path,
+            ]) { $1 }
+        let silent = try ProcessRunner.run(
+            Paths.reelBinary.path, ["play", clip.path, "--no-window", "--stats", "--for", "0.5"],
+            timeout: 60, environment: environment)
         #expect(silent.status == 0, "\(silent.standardError)")
         let stats = try Self.stats(silent.standardOutput)
         #expect(stats["audio"] is NSNull, "\(stats)")
         #expect(!silent.standardError.contains("ALSA lib"), "libasound's own lines stay quiet: \(silent.standardError)")
 
-        let named = try ProcessRunner.run(Paths.reelBinary.path, ["play", clip.path, "--no-window", "--audio", "alsa:nothing"],
-                                          timeout: 60, environment: environment)
+        let named = try ProcessRunner.run(
+            Paths.reelBinary.path, ["play", clip.path, "--no-window", "--audio", "alsa:nothing"],
+            timeout: 60, environment: environment)
         #expect(named.status != 0)
         #expect(named.standardError.contains("--audio alsa:nothing"), "\(named.standardError)")
-        let misspelt = try ProcessRunner.run(Paths.reelBinary.path, ["play", clip.path, "--no-window", "--audio", "jack"],
-                                             timeout: 60, environment: environment)
-        #expect(misspelt.status != 0 && misspelt.standardError.contains("pulse, pulse:SINK, alsa, alsa:PCM or none"),
-                "\(misspelt.standardError)")
+        let misspelt = try ProcessRunner.run(
+            Paths.reelBinary.path, ["play", clip.path, "--no-window", "--audio", "jack"],
+            timeout: 60, environment: environment)
+        #expect(
+            misspelt.status != 0 && misspelt.standardError.contains("pulse, pulse:SINK, alsa, alsa:PCM or none"),
+            "\(misspelt.standardError)")
     }
 }

@@ -12,12 +12,16 @@ import Testing
     func pauseSilencesTheSoundAtOnce() throws {
         let directory = try Paths.temporaryDirectory("reel-playback-pause")
         let clip = directory.appendingPathComponent("tone.mp4")
-        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=6", "-c:a", "aac", clip.path])
+        try ProcessRunner.ffmpeg([
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=6", "-c:a", "aac", clip.path,
+        ])
         let server = try DeviceServer.pulseAudio(sink: "reelpause", sinkOptions: "norewinds=1")
         defer { server.stop() }
-        let player = Player(playerItem: PlayerItem(url: clip), audioDevice: .pulseAudio(server: server.pulseServer, sink: "reelpause"))
-        try #require(PlayerSoundTests.soundDeviceStarted(player.clock, by: Date().addingTimeInterval(20)),
-                     "the sound device never started")
+        let player = Player(
+            playerItem: PlayerItem(url: clip), audioDevice: .pulseAudio(server: server.pulseServer, sink: "reelpause"))
+        try #require(
+            PlayerSoundTests.soundDeviceStarted(player.clock, by: Date().addingTimeInterval(20)),
+            "the sound device never started")
         let recording = directory.appendingPathComponent("heard.raw")
         let recorded = PlayerSoundTests.recordMonitor(of: "reelpause", server: server, seconds: 3, to: recording)
         usleep(500_000)

@@ -14,9 +14,11 @@ struct StudioComposePreviewTests {
         let folder = try Paths.temporaryDirectory("reel-studio-compose-preview")
         for (name, offset, tone) in [("Clip A.mp4", 0, 440), ("Clip B.mp4", 128, 660)] {
             let stripes = "geq=lum='if(bitand(N+\(offset)\\,pow(2\\,floor(X*8/W)))\\,235\\,16)':cb=128:cr=128"
-            try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "color=c=black:s=320x240:r=30:d=2,format=yuv420p,\(stripes)",
-                                      "-f", "lavfi", "-i", "sine=f=\(tone):d=2", "-c:v", "libx264", "-g", "30",
-                                      "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", folder.appendingPathComponent(name).path])
+            try ProcessRunner.ffmpeg([
+                "-f", "lavfi", "-i", "color=c=black:s=320x240:r=30:d=2,format=yuv420p,\(stripes)",
+                "-f", "lavfi", "-i", "sine=f=\(tone):d=2", "-c:v", "libx264", "-g", "30",
+                "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", folder.appendingPathComponent(name).path,
+            ])
         }
         return folder
     }
@@ -54,7 +56,9 @@ struct StudioComposePreviewTests {
         for scrub in scrubs {
             let playhead = try #require(scrub["playhead"] as? Double), code = try #require(scrub["code"] as? Int)
             let expected = Self.expectedCode(at: playhead)
-            let neighbours = [Self.expectedCode(at: playhead - 1 / Self.rate), expected, Self.expectedCode(at: playhead + 1 / Self.rate)]
+            let neighbours = [
+                Self.expectedCode(at: playhead - 1 / Self.rate), expected, Self.expectedCode(at: playhead + 1 / Self.rate),
+            ]
             #expect(neighbours.contains(code), "playhead \(playhead) s shows frame code \(code), expected \(expected)")
             if code == expected { exact += 1 }
         }
@@ -63,7 +67,8 @@ struct StudioComposePreviewTests {
 
         // A changed clip list: the old picture is gone in the same moment, its file no longer served.
         let after = try #require(result["afterChange"] as? [String: Any])
-        #expect(after["src"] is NSNull && after["readyState"] as? Int == 0 && after["state"] as? String == "rendering", "\(after)")
+        #expect(
+            after["src"] is NSNull && after["readyState"] as? Int == 0 && after["state"] as? String == "rendering", "\(after)")
         #expect(result["oldURL"] as? Int == 404, "\(result)")
         let changed = try #require(result["changed"] as? [String: Any])
         #expect(abs((changed["duration"] as? Double ?? 0) - 2.0) < 0.05, "clip A alone: \(changed)")
@@ -76,8 +81,9 @@ struct StudioComposePreviewTests {
         #expect(immediate["moved"] as? Double != nil, "\(immediate)")
         let immediateCodes = (immediate["seen"] as? [[Any]] ?? []).compactMap { $0[1] as? Int }
         #expect(immediateCodes.first.map { $0 < 10 } == true, "the new composition from its start: \(immediateCodes)")
-        print("compose preview: play \(moved) ms to moving picture, sound \(audio) ms; pressed during the render: "
-              + "\(immediate["moved"] ?? "-") ms; render \(ready["status"] ?? "")")
+        print(
+            "compose preview: play \(moved) ms to moving picture, sound \(audio) ms; pressed during the render: "
+                + "\(immediate["moved"] ?? "-") ms; render \(ready["status"] ?? "")")
         #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "\(result)")
     }
 }

@@ -79,15 +79,17 @@ final class ComposePreview: Sendable {
     ///   folder for previews cannot be made.
     func prepare(_ plan: ComposeDesk.Plan, request: ComposeDesk.Request) throws(ReelError) -> Preview {
         let key = Self.key(plan, request: request)
-        let session = plan.sequence.exportSession(preset: Self.preset, to: folder.appendingPathComponent("\(key).mp4"),
-                                                  fileType: .mp4)
+        let session = plan.sequence.exportSession(
+            preset: Self.preset, to: folder.appendingPathComponent("\(key).mp4"),
+            fileType: .mp4)
         session.videoComposition = plan.video
         session.keyFrameInterval = Self.keyFrameInterval
         session.encoderSpeed = "ultrafast"
         let size = session.outputSize
-        let preview = Preview(key: key, state: .rendering, url: "/api/compose/preview/\(key).mp4",
-                              duration: plan.sequence.composition.duration.seconds, width: size.width, height: size.height,
-                              frameDuration: plan.video.frameDuration.seconds)
+        let preview = Preview(
+            key: key, state: .rendering, url: "/api/compose/preview/\(key).mp4",
+            duration: plan.sequence.composition.duration.seconds, width: size.width, height: size.height,
+            frameDuration: plan.video.frameDuration.seconds)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
