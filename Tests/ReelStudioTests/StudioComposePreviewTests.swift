@@ -87,3 +87,45 @@ struct StudioComposePreviewTests {
         #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "\(result)")
     }
 }
+
+/// The preview's API refuses what is wrong in one line, and serves only the current preview.
+@Suite(.serialized, .disabled(if: Sanitizer.slowsRealTime, "the studio runs live capture"))
+struct StudioComposePreviewAPITests {
+    @Test func wrongRequestsAreRefusedInWordsAndOnlyTheCurrentPreviewIsServed() throws {
+        let studio = try StudioProcess(library: try StudioComposePreviewTests.makeLibrary())
+        let missing = try RawHTTP.post("/api/compose/preview", body: #"{"clips": ["Nothing.mp4"]}"#, port: studio.port)
+        #expect(missing.status == 400)
+        #expect(String(decoding: missing.body, as: UTF8.self).contains("clips[0] Nothing.mp4"), "\(missing)")
+        let empty = try RawHTTP.post("/api/compose/preview", body: #"{"clips": []}"#, port: studio.port)
+        #expect(empty.status == 400)
+        let garbled = try RawHTTP.post("/api/compose/preview", body: "{", port: studio.port)
+        #expect(garbled.status == 400)
+        #expect(try RawHTTP.get("/api/compose/preview/0123456789abcdef.mp4", port: studio.port).status == 404)
+        #expect(try RawHTTP.get("/api/compose/preview/../../etc/passwd", port: studio.port).status == 404)
+
+        // A real request: rendering, then ready, then its file with byte ranges.
+        let made = try RawHTTP.post(
+            "/api/compose/preview", body: #"{"clips": ["Clip A.mp4"], "transition": "none"}"#,
+            port: studio.port)
+        #expect(made.status == 200)
+        let preview = try #require(try JSONSerialization.jsonObject(with: made.body) as? [String: Any])
+        let url = try #require(preview["url"] as? String)
+        var ready = false
+        let deadline = Date().addingTimeInterval(60)
+        while !ready, Date() < deadline {
+            let now = try JSONSerialization.jsonObject(with: try RawHTTP.get("/api/compose/preview", port: studio.port).body)
+            ready = (now as? [String: Any])?["state"] as? String == "ready"
+            if !ready { usleep(100_000) }
+        }
+        #expect(ready)
+        let part = try RawHTTP.get(url, port: studio.port, headers: ["Range: bytes=0-99"])
+        #expect(part.status == 206 && part.body.count == 100, "\(part.status) \(part.body.count)")
+        #expect(part.body.subdata(in: 4..<8) == Data("ftyp".utf8))
+        let file = studio.library.appendingPathComponent("preview.mp4")
+        try RawHTTP.get(url, port: studio.port).body.write(to: file)
+        let probe = try FFprobe.probe(file)
+        #expect(abs((probe.duration ?? 0) - 2.0) < 0.05, "the preview of clip A alone lasts 2 s")
+        #expect(probe.streams.contains { $0.codecType == "audio" })
+        try FileManager.default.removeItem(at: file)
+    }
+}
