@@ -14,7 +14,7 @@ RELEASE_BIN := .build/release/reel
 # and python3-dbusmock (a private bus with a mocked iio-sensor-proxy for the orientation tests).
 DEBIAN_PACKAGES := pkg-config \
 	libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev \
-	libavfilter-dev libavdevice-dev ffmpeg libmicrohttpd-dev libpulse-dev libsdl2-dev linux-libc-dev \
+	libavfilter-dev libavdevice-dev ffmpeg libmicrohttpd-dev libpulse-dev libasound2-dev libsdl2-dev linux-libc-dev \
 	chromium chromium-driver python3-selenium bc fontconfig fonts-dejavu-core fonts-wqy-microhei \
 	pulseaudio pulseaudio-utils xvfb x11-utils x11-xserver-utils xdotool libimage-exiftool-perl \
 	slurmctld slurmd slurm-client munge dbus-daemon libglib2.0-bin python3-dbusmock

@@ -48,6 +48,8 @@ let package = Package(
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
         .systemLibrary(name: "CPulse", path: "Sources/CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .target(name: "CALSAShims", dependencies: ["CALSA"]),
         .systemLibrary(name: "CSDL2", path: "Sources/CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
 
         // Core tier: pure Swift value types and containers.
@@ -62,6 +64,8 @@ let package = Package(
 
         // Owner of libpulse's pointers: a player's sound output.
         .target(name: "ReelPulse", dependencies: ["ReelCore", "CPulse"], swiftSettings: strict),
+        // Owner of libasound's pointers: a player's sound where there is no PulseAudio server.
+        .target(name: "ReelALSA", dependencies: ["ReelCore", "CALSA", "CALSAShims"], swiftSettings: strict),
         // Owner of SDL2's pointers: `reel play`'s window.
         .target(name: "ReelSDL", dependencies: ["ReelCore", "CSDL2"], swiftSettings: strict),
 
@@ -71,7 +75,7 @@ let package = Package(
         .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict + nativeKernels),
         // Playback above the composition layer: AVPlayer, AVPlayerItem, AVPlayerItemVideoOutput.
-        .target(name: "ReelPlayback", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelComposition", "ReelPulse"],
+        .target(name: "ReelPlayback", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelComposition", "ReelPulse", "ReelALSA"],
                 swiftSettings: strict),
 
         // Apps.

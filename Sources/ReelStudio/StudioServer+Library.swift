@@ -34,7 +34,7 @@ extension StudioServer {
     }
 
     /// The file, or the one byte range asked for (206), or 416 for a range outside it.
-    private func fileResponse(_ url: URL, type: String, request: HTTPRequest, download: String?) -> HTTPResponse {
+    func fileResponse(_ url: URL, type: String, request: HTTPRequest, download: String?) -> HTTPResponse {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value else {
             return StudioResponse.error("no such item", status: 404)
         }

@@ -156,6 +156,8 @@ extension StudioServer {
             } catch {
                 return StudioResponse.error(error, status: error.code == .invalidState ? 409 : 400)
             }
+        case (_, let route) where route.hasPrefix("compose/preview"):
+            return composePreview(request, route: route)
         case ("GET", "compose/job"):
             guard let job = compose.current else { return StudioResponse.error("no export has run", status: 404) }
             return StudioResponse.json(job)

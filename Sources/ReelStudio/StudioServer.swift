@@ -95,7 +95,7 @@ public final class StudioServer: @unchecked Sendable {
         timer?.cancel()
         feed.close()
         events.close()
-        compose.cancel()
+        compose.close()
         shortVideo.pause()
         server?.stop()
         camera.stop()

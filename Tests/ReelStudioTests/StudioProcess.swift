@@ -81,11 +81,16 @@ final class StudioProcess {
 enum StudioBrowser {
     /// Runs `scenario` and returns its JSON answer.
     static func run(_ scenario: String, _ arguments: [String], timeout: TimeInterval = 120) throws -> [String: Any] {
-        let script = Paths.packageRoot.appendingPathComponent("Tests/browser/studio.py").path
-        let result = try ProcessRunner.run("/usr/bin/python3", [script, scenario] + arguments, timeout: timeout)
+        try run(script: "studio.py", [scenario] + arguments, timeout: timeout)
+    }
+
+    /// Runs `Tests/browser/SCRIPT` with `arguments` and returns its last line's JSON.
+    static func run(script name: String, _ arguments: [String], timeout: TimeInterval = 120) throws -> [String: Any] {
+        let script = Paths.packageRoot.appendingPathComponent("Tests/browser/\(name)").path
+        let result = try ProcessRunner.run("/usr/bin/python3", [script] + arguments, timeout: timeout)
         guard result.status == 0, let line = result.standardOutput.split(separator: "\n").last,
               let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-            throw TestFailure("studio.py \(scenario): status \(result.status) \(result.standardError.suffix(2000))")
+            throw TestFailure("\(name) \(arguments.first ?? ""): status \(result.status) \(result.standardError.suffix(2000))")
         }
         return json
     }

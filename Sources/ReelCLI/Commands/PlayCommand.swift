@@ -11,7 +11,7 @@ struct PlayCommand: Command {
     let spec = CommandSpec(
         name: "play",
         abstract: "Play a file, or a composition spec without exporting it, in a window with sound.",
-        usage: "FILE|SPEC.json [--rate R] [--start S] [--for S] [--loop] [--no-window] [--no-sound] [--stats] | --bench",
+        usage: "FILE|SPEC.json [--rate R] [--start S] [--for S] [--loop] [--no-window] [--no-sound] [--audio DEVICE] [--stats] | --bench",
         positionals: 1...1,
         options: [
             .value("rate", "R", help: "The rate to play at, 0.5 to 2 (default 1); the pitch is kept."),
@@ -20,14 +20,18 @@ struct PlayCommand: Command {
             .flag("loop", help: "Play again from the start at the end (the 'l' key toggles it)."),
             .flag("no-window", help: "No window: sound alone, or a headless run of the clock."),
             .flag("no-sound", help: "No sound: the player runs by the host clock."),
+            .value("audio", "DEVICE", help: "Where the sound goes: pulse, pulse:SINK, alsa, alsa:PCM or none "
+                   + "(default: REEL_AUDIO_DEVICE, else PulseAudio, else ALSA's default PCM, else silent)."),
             .flag("stats", help: "At the end, print pictures shown and dropped, the first picture's delay and the CPU (JSON)."),
             .flag("bench", help: "Time the first picture after play() and seeks to a shown picture (run a release build)."),
         ],
         discussion: """
         Keys: space plays and pauses; left and right seek 5 s; comma and period step a frame
         (pausing); [ and ] change the rate by 0.25 (0.5 to 2); f fullscreen; l loop; q or Esc quits.
-        The terminal shows the time, the rate and the frames dropped. Without a PulseAudio
-        server the player runs silently by the host clock. A spec plays with its transitions,
+        The terminal shows the time, the rate and the frames dropped. The sound goes to the
+        PulseAudio server, else to ALSA's default PCM, else the player runs silently by the
+        host clock; --audio or REEL_AUDIO_DEVICE chooses (ALSA_CONFIG_PATH names another
+        ALSA configuration). A spec plays with its transitions,
         overlays and mix, as `reel compose` would export it. Playing ends at the item's end.
 
         Example:
@@ -49,7 +53,18 @@ struct PlayCommand: Command {
             return 0
         }
 
-        let player = Player(playerItem: item, audioDevice: arguments.flag("no-sound") ? .none : .automatic)
+        var device = AudioDevice.automatic
+        if let spelling = arguments.value("audio") {
+            guard let chosen = AudioDevice(spelling: spelling) else {
+                throw ReelError(.invalidArgument, "an audio device is pulse, pulse:SINK, alsa, alsa:PCM or none",
+                                subject: "--audio \(spelling)")
+            }
+            device = chosen
+        }
+        let player = Player(playerItem: item, audioDevice: arguments.flag("no-sound") ? .none : device)
+        if device != .automatic, device != .none, !player.outputsSound {
+            throw ReelError(.deviceNotConnected, "cannot be opened", subject: "--audio \(arguments.value("audio") ?? "")")
+        }
         let ended = PosixMutex(false)
         let token = NotificationCenter.default.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: item,
                                                            queue: nil) { _ in ended.withLock { $0 = true } }
@@ -68,13 +83,38 @@ struct PlayCommand: Command {
         if start > 0 { player.seek(to: MediaTime(seconds: start, preferredTimescale: 90000)) }
         player.defaultRate = rate
         let started = Date()
-        player.play()
         var firstShown: Double?
         var shownCount = 0
+        var shown: Int64 = -1
+        if let window {
+            // Preroll (`preroll(atRate:)`): the first picture decoded and on screen before the
+            // clock starts. Started at once, the clock ran on while the decoder opened, the
+            // first picture came late and the second was already due to be passed over: the
+            // one frame play-bench counted dropped on a 1080p30 file.
+            let first = player.currentTime()
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                if output.hasNewPixelBuffer(forItemTime: first) {
+                    var display = MediaTime.invalid
+                    if let picture = output.copyPixelBuffer(forItemTime: first, itemTimeForDisplay: &display) {
+                        try window.show(picture)
+                        shownCount += 1
+                        firstShown = Date().timeIntervalSince(started)
+                        let ratio = display.seconds / frameDuration.seconds
+                        if ratio.isFinite, abs(ratio) < 1e12 { shown = Int64(ratio.rounded()) }
+                    }
+                    break
+                }
+                if let error = item.error { throw error }
+                usleep(1_000)
+            }
+        }
+        player.play()
 
         let end = item.duration
-        var shown: Int64 = -1
         var dropped = 0
+        // The first frame index of each drop (the first 20), for --stats: where the drops are.
+        var droppedAt: [Int64] = []
         var lastStatus = Date.distantPast
         let stopAt = limit.map { MediaTime(seconds: start + $0, preferredTimescale: 90000) }
         playing: while true {
@@ -109,7 +149,10 @@ struct PlayCommand: Command {
                         if ratio.isFinite, abs(ratio) < 1e12 {
                             let index = Int64(ratio.rounded())
                             let step = Int64(max(1, player.rate.rounded()))
-                            if shown >= 0, player.rate > 0, index > shown + step { dropped += Int(index - shown - step) }
+                            if shown >= 0, player.rate > 0, index > shown + step {
+                                dropped += Int(index - shown - step)
+                                if droppedAt.count < 20 { droppedAt.append(shown + step) }
+                            }
                             shown = index
                         }
                     }
@@ -144,7 +187,10 @@ struct PlayCommand: Command {
             console.print("{\"shown\": \(shownCount), \"dropped\": \(dropped), "
                           + "\"firstPictureMilliseconds\": \(firstShown.map { Format.number($0 * 1000) } ?? "null"), "
                           + "\"cpuSeconds\": \(Format.number(cpu)), \"wallSeconds\": \(Format.number(wall)), "
-                          + "\"cores\": \(Format.number(cpu / max(wall, 0.001)))}")
+                          + "\"cores\": \(Format.number(cpu / max(wall, 0.001))), "
+                          + "\"audio\": \(player.audioOutputDeviceUniqueID.map { "\"\($0)\"" } ?? "null"), "
+                          + "\"underruns\": \(player.soundUnderruns), "
+                          + "\"droppedAt\": [\(droppedAt.map(String.init).joined(separator: ", "))]}")
         }
         return 0
     }

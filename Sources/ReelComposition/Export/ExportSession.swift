@@ -43,8 +43,11 @@ public final class ExportSession: @unchecked Sendable {
     /// False writes the picture only: a chunk of a chunked export, whose sound is rendered
     /// once for the whole timeline (``ChunkedExport``).
     var includesAudio = true
-    /// Frames between keyframes (a chunk's GOP grid); nil leaves the encoder's default.
-    var keyFrameInterval: Int?
+    /// Frames between keyframes (a chunk's GOP grid, a studio preview's short GOP for
+    /// quick seeks); nil leaves the encoder's default.
+    package var keyFrameInterval: Int?
+    /// The encoder's speed preset (`ultrafast` for the studio's previews); nil: the codec's default.
+    package var encoderSpeed: String?
 
     private let lock = NSLock()
     private var _status: Status = .waiting
@@ -236,7 +239,7 @@ public final class ExportSession: @unchecked Sendable {
         let rate = 1 / video.frameDuration.seconds
         let videoInput = AssetWriterInput(mediaType: .video, outputSettings: VideoSettings(
             codec: preset.codec, width: width, height: height, quality: preset.quality, keyFrameInterval: keyFrameInterval,
-            expectedFrameRate: rate))
+            preset: encoderSpeed, expectedFrameRate: rate))
         if let plain { videoInput.transform = plain.displayMatrix }
         try writer.add(videoInput)
         let hasAudio = includesAudio && Self.hasSound(composition)

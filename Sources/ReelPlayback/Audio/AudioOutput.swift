@@ -1,16 +1,17 @@
 import Foundation
 import ReelAV
 import ReelComposition
+import ReelALSA
 import ReelCore
 import ReelPulse
 
-/// Feeds a player's sound to a PulseAudio stream on a thread of its own, which the stream's
+/// Feeds a player's sound to a PulseAudio stream or an ALSA PCM on a thread of its own, which the stream's
 /// blocking writes pace: each block is the item's sound at the item time the player's
 /// clock (this device's ``AudioClock``) will reach when the block is heard. At a rate other
 /// than 1 the sound is stretched with its pitch kept by the exports' ``TimeStretcher`` (an
 /// exact time map with its onsets locked, so a clap stays on its picture; FFmpeg's `atempo`
-/// moved them 7–18 ms early at rate 2), or with `.varispeed` resampled; paused, the device
-/// plays silence, so its clock runs on.
+/// moved them 7–18 ms early at rate 2), or with `.varispeed` resampled; paused, what waits
+/// in the device is dropped and it plays silence, so its clock runs on.
 final class AudioOutput: Sendable {
     static let sampleRate = 48000
     /// Samples per write: 10 ms.
@@ -18,7 +19,7 @@ final class AudioOutput: Sendable {
     static let channels = 2
 
     let clock: AudioClock
-    private nonisolated(unsafe) let stream: PulseStream
+    private nonisolated(unsafe) let stream: any SoundSink
     private let state = PosixMutex(State())
 
     /// The feeding thread's life and its flush count, under the output's one lock.
@@ -34,6 +35,8 @@ final class AudioOutput: Sendable {
         private(set) var phase = Phase.running
         /// How many times what waited in the device was dropped.
         private(set) var flushes = 0
+        /// How many times the device ran dry between two writes.
+        private(set) var starved = 0
 
         var shouldFeed: Bool {
             if case .running = phase { return true }
@@ -46,6 +49,10 @@ final class AudioOutput: Sendable {
 
         mutating func didFlush() { flushes += 1 }
 
+        mutating func didStarve(_ device: Int) { starved = max(starved + 1, device) }
+
+        mutating func deviceReports(_ device: Int) { starved = max(starved, device) }
+
         mutating func threadEnded() { phase = .finished }
     }
 
@@ -53,45 +60,77 @@ final class AudioOutput: Sendable {
     /// queue's join is the same course, and drops nothing).
     var flushes: Int { state.withLock { $0.flushes } }
 
-    /// Opens the device, or nil when there is no sound server.
+    /// How much sound the device holds ahead of what is heard: enough to ride out a loaded
+    /// machine's stalls of the sound server as well as of this feeder (at 0.3 s a server that
+    /// woke late drained it and the sink played gaps; see docs/playback.md). A seek, a rate
+    /// change and a pause drop what waits, so the length costs no delay in answering them.
+    static let bufferDuration = 1.0
+
+    /// Which device the sound goes to (`pulse`, `alsa:default`).
+    var deviceSpelling: String { stream.deviceSpelling }
+
+    /// Times the device ran dry: the feeder's own count (the sound still waiting, by the
+    /// last reading moved on by the host clock, was gone before the next write), or the
+    /// device's where it reports more.
+    var underruns: Int { state.withLock { $0.starved } }
+
+    /// Opens the device, or nil when there is none: ``AudioDevice/automatic`` tries
+    /// `REEL_AUDIO_DEVICE`'s device, else PulseAudio, then ALSA's `default` PCM.
     init?(device: AudioDevice) {
-        let server: String?, sink: String?
-        switch device {
-        case .none: return nil
-        case .automatic: (server, sink) = (nil, nil)
-        case .pulseAudio(let address, let name): (server, sink) = (address, name)
-        }
-        do throws(ReelError) {
-            stream = try PulseStream(name: "reel", server: server, sink: sink, sampleRate: Self.sampleRate, channels: Self.channels,
-                                     bufferDuration: 0.3)
-        } catch {
-            return nil
-        }
+        guard let sink = Self.open(device) else { return nil }
+        stream = sink
         clock = AudioClock(sampleRate: Int32(Self.sampleRate))
+    }
+
+    private static func open(_ device: AudioDevice) -> (any SoundSink)? {
+        switch device {
+        case .none:
+            return nil
+        case .automatic:
+            if let chosen = AudioDevice.fromEnvironment() { return open(chosen) }
+            return open(.pulseAudio(server: nil, sink: nil)) ?? open(.alsa(device: "default"))
+        case .pulseAudio(let server, let sink):
+            return try? PulseStream(name: "reel", server: server, sink: sink, sampleRate: sampleRate, channels: channels,
+                                    bufferDuration: bufferDuration)
+        case .alsa(let name):
+            return try? ALSAStream(device: name, sampleRate: sampleRate, channels: channels, bufferDuration: bufferDuration)
+        }
     }
 
     /// Starts feeding `player`'s sound; the thread ends when the player goes or ``stop()`` is called.
     func start(for player: Player) {
         let thread = Thread { [weak player, self] in
             var feed = Feed()
+            var waiting: (seconds: Double, at: Double)?
             while self.state.withLock({ $0.shouldFeed }) {
                 guard let player else { break }
                 // A seek, a rate change, another item or play after pause: what waits in the
                 // device was read for another course, so it is dropped and the sound follows
                 // at once. The queue's next item, met at the end, is the same course: no drop.
                 let position = MediaTime(value: self.clock.writtenSamples, timescale: Int32(Self.sampleRate))
-                if feed.isOffCourse(player.soundSnapshot(forHostTime: position)) {
+                let snapshot = player.soundSnapshot(forHostTime: position)
+                // Paused: the sound waiting in the device stops now, not a buffer later.
+                if feed.isOffCourse(snapshot) || feed.isPausing(snapshot) {
                     self.stream.flush()
+                    waiting = nil
                     self.state.withLock { $0.didFlush() }
                     self.clock.didFlush(latencyMicroseconds: self.stream.latencyMicroseconds())
                 }
                 let samples = feed.next(for: player, at: self.clock.writtenSamples)
+                // What still waited in the device: the last reading, moved on by the host clock.
+                if let last = waiting, Self.seconds() - last.at > last.seconds, player.rate > 0 {
+                    self.state.withLock { $0.didStarve(self.stream.deviceUnderruns) }
+                }
                 do throws(ReelError) {
                     try self.stream.write(samples)
                 } catch {
                     break
                 }
-                self.clock.didWrite(Self.block, latencyMicroseconds: self.stream.latencyMicroseconds())
+                let latency = self.stream.latencyMicroseconds()
+                self.clock.didWrite(Self.block, latencyMicroseconds: latency)
+                waiting = (Double(latency) / 1e6, Self.seconds())
+                let reported = self.stream.deviceUnderruns
+                if reported > 0 { self.state.withLock { $0.deviceReports(reported) } }
             }
             self.state.withLock { $0.threadEnded() }
         }
@@ -100,6 +139,12 @@ final class AudioOutput: Sendable {
     }
 
     func stop() { state.withLock { $0.stop() } }
+
+    private static func seconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
 
     /// The feeding thread's own state: the sound read ahead, and what it was read for.
     /// Internal so that tests can drive it sample by sample on a manual clock.
@@ -122,6 +167,9 @@ final class AudioOutput: Sendable {
 
         /// The item time of the next sample handed out, in seconds.
         var nextSeconds: Double { start.seconds + Double(produced) * rate / Double(AudioOutput.sampleRate) }
+
+        /// Whether the player has stopped (rate 0) while sound read for playing still waits.
+        func isPausing(_ snapshot: Player.SoundSnapshot) -> Bool { item != nil && snapshot.rate == 0 }
 
         /// Whether the player's course at the next sample written (its item, rate and time
         /// there) is not the one the sound was read for.

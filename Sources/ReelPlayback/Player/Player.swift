@@ -119,6 +119,15 @@ public class Player: @unchecked Sendable {
     /// the player running silently by the host clock.
     public var outputsSound: Bool { audio != nil }
 
+    /// The device the sound goes to, as ``AudioDevice/init(spelling:)`` spells it (`pulse`,
+    /// `alsa:default`), or nil when the player runs silently. Read-only here: the device is
+    /// chosen when the player is made. `audioOutputDeviceUniqueID`.
+    public var audioOutputDeviceUniqueID: String? { audio?.deviceSpelling }
+
+    /// How many times the sound device ran out of sound to play (an underrun: a click or a
+    /// gap heard), as the feeder measures it and the device reports it. `reel play --stats`.
+    public var soundUnderruns: Int { audio?.underruns ?? 0 }
+
     deinit {
         audio?.stop()
         timer?.cancel()

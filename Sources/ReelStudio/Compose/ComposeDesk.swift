@@ -39,6 +39,8 @@ final class ComposeDesk: @unchecked Sendable {
 
     private let library: MediaLibrary
     private let events: EventHub
+    /// The page's preview of the composition it is building (``ComposePreview``).
+    let preview: ComposePreview
     private let lock = NSLock()
     private var job: Job?
     private var session: ExportSession?
@@ -47,17 +49,28 @@ final class ComposeDesk: @unchecked Sendable {
     init(library: MediaLibrary, events: EventHub) {
         self.library = library
         self.events = events
+        preview = ComposePreview(events: events)
     }
 
     var current: Job? { lock.withLock { job } }
 
-    /// Checks the request, then exports on a thread of its own.
-    /// - Throws: ``ReelError`` naming the clip, transition, preset or sticker that is wrong,
-    ///   or `.invalidState` while another export runs.
-    func start(_ request: Request) throws(ReelError) -> Job {
+    /// What a request makes: the clips in order with their transitions, the picture's
+    /// composition (with the sticker) and the preset; the export and the preview share it.
+    struct Plan {
+        var sequence: ClipSequence
+        var video: VideoComposition
+        var preset: ExportPreset
+        /// The library files the clips come from, in order.
+        var sources: [URL]
+    }
+
+    /// Checks the request and builds what it asks for.
+    /// - Throws: ``ReelError`` naming the clip, transition, preset or sticker that is wrong.
+    func plan(_ request: Request) throws(ReelError) -> Plan {
         guard !request.clips.isEmpty else { throw ReelError(.invalidArgument, "choose at least one clip", subject: "clips") }
         guard request.clips.count <= 20 else { throw ReelError(.invalidArgument, "at most 20 clips", subject: "clips") }
         var assets: [Asset] = []
+        var sources: [URL] = []
         for (index, name) in request.clips.enumerated() {
             guard MediaLibrary.kind(ofName: name) == .video, let url = library.file(named: name) else {
                 throw ReelError(.fileNotFound, "the library has no such video", subject: "clips[\(index)] \(name)")
@@ -67,6 +80,7 @@ final class ComposeDesk: @unchecked Sendable {
             } catch {
                 throw error.about("clips[\(index)] \(name)")
             }
+            sources.append(url)
         }
         let transitionText = request.transition ?? "none"
         guard let transition = Transition(spec: transitionText) else {
@@ -82,6 +96,15 @@ final class ComposeDesk: @unchecked Sendable {
         if let sticker = request.sticker, sticker.kind != "none" {
             video.animationTool = try stickerLayer(sticker, size: video.renderSize, duration: sequence.composition.duration.seconds)
         }
+        return Plan(sequence: sequence, video: video, preset: preset, sources: sources)
+    }
+
+    /// Checks the request, then exports on a thread of its own.
+    /// - Throws: ``ReelError`` naming the clip, transition, preset or sticker that is wrong,
+    ///   or `.invalidState` while another export runs.
+    func start(_ request: Request) throws(ReelError) -> Job {
+        let plan = try plan(request)
+        let (sequence, video, preset) = (plan.sequence, plan.video, plan.preset)
         let output = library.newFile(kind: .video, prefix: "Composition", extension: "mp4")
         let export = sequence.exportSession(preset: preset, to: output, fileType: .mp4)
         export.videoComposition = video
@@ -141,6 +164,12 @@ final class ComposeDesk: @unchecked Sendable {
 
     /// Stops the export under way; it ends as failed, and leaves no file.
     func cancel() { lock.withLock { session }?.cancelExport() }
+
+    /// With the studio: stops the export and the preview under way, and removes the previews.
+    func close() {
+        cancel()
+        preview.close()
+    }
 
     /// The sticker over the whole composition: it fades in over the first second and
     /// out over the last, in the top-left corner like the seed's.

@@ -36,6 +36,7 @@
     ])));
     $("export").disabled = order.length === 0 || running !== null;
     fill($("sticker-photo"), photos.map((p) => ({ value: p.name, label: p.name })));
+    schedulePreview();
   }
 
   function stickerRows() {
@@ -43,6 +44,128 @@
     $("sticker-text-row").hidden = kind !== "text";
     $("sticker-photo-row").hidden = kind !== "photo";
   }
+
+  // The preview: the composition as it stands, rendered small by the studio as soon as it
+  // changes and played by the <video> element (sound, seeking, sync are the browser's).
+  // A changed composition takes the old picture off at once; only the preview named for
+  // the composition asked for last is ever shown.
+  const preview = { wanted: null, key: null, ready: null, timer: null, playAsked: false, poller: null };
+  const previewVideo = $("preview-video");
+
+  function previewBody() {
+    if (order.length === 0) return null;
+    const kind = $("transition").value;
+    return {
+      clips: order.map((item) => item.name),
+      transition: kind === "none" ? "none" : `${kind}:${$("transition-seconds").value}`,
+      sticker: { kind: $("sticker").value, text: $("sticker-text").value, photo: $("sticker-photo").value || null },
+    };
+  }
+
+  function clock(seconds) {
+    const whole = Math.floor(seconds);
+    return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}.${String(Math.floor((seconds - whole) * 100)).padStart(2, "0")}`;
+  }
+
+  function previewState(state, words) {
+    $("preview").dataset.state = state;
+    $("preview-status").textContent = words;
+    $("preview-play").disabled = state === "none" || state === "failed";
+    $("preview-scrub").disabled = state !== "ready";
+  }
+
+  function schedulePreview() {
+    const body = previewBody();
+    const text = body ? JSON.stringify(body) : null;
+    if (text === preview.wanted) return;
+    preview.wanted = text;
+    preview.key = null;
+    preview.ready = null;
+    clearTimeout(preview.timer);
+    clearInterval(preview.poller);
+    previewVideo.pause();
+    previewVideo.removeAttribute("src");
+    previewVideo.load();
+    $("preview").dataset.key = "";
+    $("preview-scrub").value = 0;
+    $("preview-time").textContent = clock(0);
+    $("preview-play").textContent = "Play";
+    if (!body) { preview.playAsked = false; previewState("none", "Add clips to see a preview."); return; }
+    previewState("rendering", "Making the preview…");
+    preview.timer = setTimeout(() => askPreview(text, body), 120);
+  }
+
+  async function askPreview(text, body) {
+    try {
+      const made = await api("/api/compose/preview", { method: "POST", body });
+      if (preview.wanted !== text) return;
+      preview.key = made.key;
+      acceptPreview(made);
+      // The event says when it is ready; a slow poll makes sure a missed one does not matter.
+      if (made.state === "rendering") {
+        preview.poller = setInterval(async () => {
+          try { const now = await api("/api/compose/preview"); if (now.key === preview.key) acceptPreview(now); } catch (_) { /* the event will tell */ }
+        }, 1000);
+      }
+    } catch (error) {
+      if (preview.wanted === text) previewState("failed", error.message);
+    }
+  }
+
+  function acceptPreview(made) {
+    if (!made || made.key !== preview.key || preview.ready) return;
+    if (made.state === "rendering") return;
+    clearInterval(preview.poller);
+    if (made.state === "failed") { previewState("failed", made.error || "the preview failed"); return; }
+    preview.ready = made;
+    $("preview").dataset.key = made.key;
+    const scrub = $("preview-scrub");
+    scrub.max = made.duration;
+    scrub.step = made.frameDuration;
+    previewVideo.src = made.url;
+    previewState("ready", `Preview ${clock(made.duration)} · ${made.width}×${made.height} · made in ${made.renderSeconds.toFixed(2)} s`);
+    if (preview.playAsked) { preview.playAsked = false; startPreview(); }
+  }
+  on("preview", acceptPreview);
+
+  function startPreview() {
+    previewVideo.play().catch((error) => toast(`the preview does not play: ${error.message}`, "error"));
+  }
+
+  $("preview-play").addEventListener("click", () => {
+    if (!preview.ready) {
+      preview.playAsked = !preview.playAsked;
+      $("preview-play").textContent = preview.playAsked ? "Pause" : "Play";
+      return;
+    }
+    if (previewVideo.paused) startPreview(); else previewVideo.pause();
+  });
+  previewVideo.addEventListener("play", () => { $("preview-play").textContent = "Pause"; });
+  previewVideo.addEventListener("pause", () => { $("preview-play").textContent = "Play"; });
+  function followPlayhead() {
+    if (previewVideo.paused) return;
+    $("preview-scrub").value = previewVideo.currentTime;
+    $("preview-time").textContent = clock(previewVideo.currentTime);
+    requestAnimationFrame(followPlayhead);
+  }
+  previewVideo.addEventListener("playing", followPlayhead);
+  // Scrubbing pauses and shows the frame under the playhead: the element is sent to the
+  // middle of that frame, as a time on the frame's edge may land on the one before (the
+  // element keeps its time in whole microseconds).
+  $("preview-scrub").addEventListener("input", () => {
+    if (!preview.ready) return;
+    previewVideo.pause();
+    const time = Number($("preview-scrub").value);
+    const step = preview.ready.frameDuration;
+    const frame = Math.floor(time / step + 1e-6);
+    previewVideo.currentTime = Math.min(preview.ready.duration - step / 2, (frame + 0.5) * step);
+    $("preview-time").textContent = clock(time);
+  });
+  for (const id of ["transition", "transition-seconds", "sticker", "sticker-text", "sticker-photo"]) {
+    $(id).addEventListener("input", schedulePreview);
+    $(id).addEventListener("change", schedulePreview);
+  }
+
   $("sticker").addEventListener("change", stickerRows);
   // A cut has no length to choose.
   function transitionRows() { $("transition-seconds-row").hidden = $("transition").value === "none"; }
