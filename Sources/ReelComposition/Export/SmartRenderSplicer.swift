@@ -60,7 +60,6 @@ enum SmartRenderSplicer {
         for range in plan.ranges where range.action == .copy {
             for (n, frame) in range.packetFrames.enumerated() { copiedDelay = max(copiedDelay, range.firstFrame + n - frame) }
         }
-        let reorders = copiedDelay > 0
         var configuration = VideoEncoderConfiguration(encoderName: "libx264", width: settings.width, height: settings.height,
                                                       pixelFormat: .yuv420p, timeBase: Rational(Int32(fd.value), fd.timescale))
         configuration.frameRate = Rational(fd.timescale, Int32(fd.value))
@@ -72,10 +71,11 @@ enum SmartRenderSplicer {
         configuration.options["color_trc"] = String(coding.colorTransfer)
         configuration.options["colorspace"] = String(coding.colorSpace)
         configuration.options["color_range"] = String(coding.colorRange)
-        // A source without reordering gets none: its pictures are shown as they are decoded.
-        if !reorders { configuration.options["x264-params"] = "bframes=0" }
-        // x264 shows a picture at most 2 frames after its decode slot (B-pyramid).
-        let delay = max(copiedDelay, plan.ranges.contains { $0.action == .render } && reorders ? 2 : 0)
+        // x264 shows a picture at most 2 frames after its decode slot (B-pyramid); its B-frames
+        // stay on even where the copied parts happen to have none, since x264 writes the
+        // reordering it may use into the SPS, which should be the source's.
+        let rendersBFrames = coding.x264Profile != "baseline"
+        let delay = max(copiedDelay, plan.ranges.contains { $0.action == .render } && rendersBFrames ? 2 : 0)
         // The parameter sets x264 writes, from an encoder opened with a global header.
         func sets(of configuration: VideoEncoderConfiguration) throws(ReelError) -> AVCConfiguration {
             var probe = configuration
