@@ -146,7 +146,7 @@ struct ExportCommand: Command {
             .value("preset", "NAME", help: "640x480, 960x540, 1280x720, 1920x1080, 3840x2160, low, medium, highest, hevc-…"),
             .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
-        ] + ChunkOptions.options,
+        ] + CompositionExport.smartOptions + ChunkOptions.options,
         discussion: "Sized presets fit the picture inside their box, keep its aspect, never scale up, and use even sizes.")
 
     func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
@@ -161,6 +161,7 @@ struct ExportCommand: Command {
         }
         let sequence = try ClipSequence(assets: [try CompositionExport.videoAsset(input)])
         let session = sequence.exportSession(preset: preset, to: url, fileType: type)
+        try CompositionExport.applySmartOptions(arguments, to: session, console: console)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "export")
         return 0
     }

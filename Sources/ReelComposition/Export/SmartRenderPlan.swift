@@ -160,12 +160,15 @@ private struct Planner {
 
     func time(ofFrame frame: Int) -> MediaTime { frameDuration * Int64(frame) }
 
-    /// The output frame nearest `time`, when it is within a quarter frame of it.
-    func frame(near time: MediaTime) -> Int? {
+    /// The first output frame that shows a source frame placed at timeline time `time`: the
+    /// first at or after it, as a full render picks the latest source frame at or before each
+    /// output frame's time (times within a microsecond count as equal). So a copy shows every
+    /// frame exactly when a full render would.
+    func frame(showing time: MediaTime) -> Int? {
         let ratio = time.seconds / frameDuration.seconds
         guard ratio.isFinite, abs(ratio) < 1e9 else { return nil }
-        let nearest = Int(ratio.rounded())
-        return abs((time - self.time(ofFrame: nearest)).seconds) <= frameDuration.seconds / 4 ? nearest : nil
+        let slack = 1e-6 / frameDuration.seconds
+        return Int((ratio - slack).rounded(.up))
     }
 
     /// The one segment frame `frame` shows untouched, or why there is none.
@@ -296,7 +299,7 @@ private struct Planner {
                 let packets = scan.packets[gop]
                 var mapped: [Int] = []
                 for packet in packets {
-                    guard let target = self.frame(near: scan.timeBase.time(packet.pts) + shift) else { break }
+                    guard let target = self.frame(showing: scan.timeBase.time(packet.pts) + shift) else { break }
                     mapped.append(target)
                 }
                 guard mapped.count == packets.count, let first = mapped.min(), run.contains(first) else {
