@@ -187,6 +187,9 @@ enum SmartRenderSplicer {
                         }
                         try place(packet, slot: range.firstFrame + n, frame: range.packetFrames[n])
                         n += 1
+                        done += 1
+                        progress(Double(done) / Double(max(plan.frameCount, 1)))
+                        if isCancelled() { throw ReelError(.cancelled, "the export was cancelled", subject: url.path) }
                     }
                     guard n == range.packetFrames.count else {
                         throw ReelError(.invalidData, "ended after \(n) of the \(range.packetFrames.count) packets planned from \(range.sourceStart?.seconds ?? 0) s",
@@ -228,10 +231,7 @@ enum SmartRenderSplicer {
                     guard n == range.frameCount else {
                         throw ReelError(.invalidState, "the encoder gave \(n) pictures for \(range.frameCount) frames", subject: url.path)
                     }
-                    continue
                 }
-                done += range.frameCount
-                progress(Double(done) / Double(max(plan.frameCount, 1)))
             }
             try sound(until: plan.duration)
             try lane?.finish()
