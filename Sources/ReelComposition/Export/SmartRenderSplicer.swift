@@ -149,15 +149,30 @@ enum SmartRenderSplicer {
                 try muxer.writeRaw(packet)
             }
 
+            // Sources decode on threads of their own while frames are composed and encoded, as in a full export.
+            let readAhead = settings.width * settings.height > RenderMemory.largeFrameArea ? 3 : 8
             let renderer = try VideoRenderer(composition: composition, videoComposition: video, outputWidth: settings.width,
-                                             outputHeight: settings.height, readAhead: 0)
+                                             outputHeight: settings.height, readAhead: readAhead)
             defer { renderer.close() }
             let scaler = Scaler()
             let packet = try Packet()
             // The parameter sets the decoder holds after the last packet written.
             var current = referenceSets.parameterSets
             var done = 0
+            // Rendered ranges that touch (a transition, then the rest of a GOP) are one encode:
+            // one seek of the sources, one encoder.
+            var parts: [SmartRenderPlan.Range] = []
             for range in plan.ranges {
+                if range.action == .render, var last = parts.last, last.action == .render,
+                   last.firstFrame + last.frameCount == range.firstFrame {
+                    last.frameCount += range.frameCount
+                    last.timeRange = MediaTimeRange(start: last.timeRange.start, end: range.timeRange.end)
+                    parts[parts.count - 1] = last
+                } else {
+                    parts.append(range)
+                }
+            }
+            for range in parts {
                 if isCancelled() { throw ReelError(.cancelled, "the export was cancelled", subject: url.path) }
                 switch range.action {
                 case .copy:
