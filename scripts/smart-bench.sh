@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Smart render beside Reel's full re-encode of the same edit, one run each (make bench runs it):
-#  - a merge of five 10 s 1080p30 H.264 clips of the same parameters (x264 medium, CRF 23, a keyframe
+#  - a merge of five 10 s 1080p30 H.264 clips of the same parameters (x264 veryfast, CRF 23, a keyframe
 #    every second, as phones record) with 1 s dissolves, `--preset highest`: the time of each, their ratio, the frames
 #    rendered, and how many frames outside the dissolves differ from their source frame once decoded
 #    (ffmpeg -f framemd5; 0 expected);
@@ -12,7 +12,7 @@ now() { date +%s.%N; }
 clip() { # name seconds hue
   ffmpeg -nostdin -y -v error -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=$2,hue=h=$3" \
     -f lavfi -i "sine=frequency=$((200 + $3)):sample_rate=48000:duration=$2" \
-    -c:v libx264 -preset medium -crf 23 -g 30 -pix_fmt yuv420p -c:a aac -shortest "$work/$1"
+    -c:v libx264 -preset veryfast -crf 23 -g 30 -pix_fmt yuv420p -c:a aac -shortest "$work/$1"
 }
 for i in 0 1 2 3 4; do clip "c$i.mp4" 10 $((i * 60)); done
 clips=("$work"/c[0-4].mp4)
