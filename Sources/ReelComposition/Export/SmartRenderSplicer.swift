@@ -32,7 +32,9 @@ enum SmartRenderSplicer {
     }
 
     /// Writes `plan` to `url`; the file appears only when complete.
-    /// - Returns: The plan's lines, for the caller to show when asked.
+    /// - Throws: ``ReelError``: `.unsupported` when a source cannot be spliced (no `avcC`,
+    ///   another NAL length size, more reordering than planned), `.cancelled`, or a read or
+    ///   write failure; nothing is left under the output's name.
     static func write(_ plan: SmartRenderPlan, composition: MutableComposition, video: VideoComposition, audioMix: AudioMix?,
                       pitch: AudioTimePitchAlgorithm, settings: Settings, to url: URL, isCancelled: () -> Bool,
                       progress: (Double) -> Void) throws(ReelError) {
