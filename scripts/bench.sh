@@ -159,6 +159,9 @@ f=$(seconds bash -c "ffmpeg -nostdin -y -v error -i '$work/stab-off.mp4' -vf vid
 report "stabilize 10 s of 1080p30 after the fact" "$r" "vidstab" "$f"
 rm -f "$work"/stab-*
 
+# Smart render beside the full re-encode of the same merge (and a title's re-encoded part), one run each.
+"$(dirname "$0")/smart-bench.sh" "$reel"
+
 # Pitch-kept speed changes, Reel beside the ffmpeg CLI (setpts and atempo, libx264
 # ultrafast) on the sync suite's flash-and-click clips (`reel-sync-meter make`: a flash and a
 # 10 ms click each second; at a speed-up by r the flash lasts r frames, so the output's frame

@@ -16,7 +16,7 @@ struct ComposeCommand: Command {
             .flag("check", help: "Only check the spec; write nothing."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
             .flag("bench", help: "Time the compositor's draws at 1920x1080 on one core and on all (run a release build)."),
-        ] + ChunkOptions.options,
+        ] + CompositionExport.smartOptions + ChunkOptions.options,
         discussion: """
         Every check happens before rendering; an error names the spec path, such as clips[2].range.end.
 
@@ -87,6 +87,7 @@ struct ComposeCommand: Command {
         session.outputFileType = type
         session.videoComposition = built.videoComposition
         session.audioMix = built.audioMix
+        try CompositionExport.applySmartOptions(arguments, to: session, console: console)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "compose")
         return 0
     }

@@ -33,6 +33,23 @@ enum CompositionExport {
         return asset
     }
 
+    /// `--no-smart` and `--explain`, which `merge` and `compose` share.
+    static let smartOptions: [OptionSpec] = [
+        .flag("no-smart", help: "Render every frame (default: copy the frames the edit leaves untouched, when the sources allow)."),
+        .flag("explain", help: "Print the smart-render plan: which frames are copied, which rendered and why."),
+    ]
+
+    /// Applies `--no-smart` and prints the plan for `--explain`.
+    static func applySmartOptions(_ arguments: ParsedArguments, to session: ExportSession, console: Console) throws(ReelError) {
+        session.smartRender = !arguments.flag("no-smart")
+        guard arguments.flag("explain") else { return }
+        if !session.smartRender {
+            console.print("smart render: off (--no-smart): every frame is rendered")
+            return
+        }
+        for line in try SmartRenderPlan.make(for: session).lines { console.print(line) }
+    }
+
     static func run(_ session: ExportSession, console: Console, json: Bool, label: String) async throws(ReelError) {
         let progress = ProgressReporter(console: console, json: json, total: max(session.composition.duration.seconds, 0.001),
                                         label: label)
@@ -66,7 +83,7 @@ struct MergeCommand: Command {
             .value("preset", "NAME", help: "passthrough (copy, no re-encoding), 640x480, 960x540, 1280x720 (default), 1920x1080, …"),
             .value("size", "WxH", help: "The render size (default: the first clip's); clips are fitted and centred."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
-        ] + ChunkOptions.options,
+        ] + CompositionExport.smartOptions + ChunkOptions.options,
         discussion: """
         Sound follows its picture: where clips overlap for a transition, their audio crossfades.
         Clips of mixed orientation are each fitted inside the frame and centred.
@@ -112,6 +129,7 @@ struct MergeCommand: Command {
         let sequence = try ClipSequence(clips: assets.map { ClipSequence.Clip(pictureOf: $0) }, transitions: [transition],
                                         renderSize: size)
         let session = sequence.exportSession(preset: preset, to: url, fileType: type)
+        try CompositionExport.applySmartOptions(arguments, to: session, console: console)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "merge")
         return 0
     }
@@ -128,7 +146,7 @@ struct ExportCommand: Command {
             .value("preset", "NAME", help: "640x480, 960x540, 1280x720, 1920x1080, 3840x2160, low, medium, highest, hevc-…"),
             .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
-        ] + ChunkOptions.options,
+        ] + CompositionExport.smartOptions + ChunkOptions.options,
         discussion: "Sized presets fit the picture inside their box, keep its aspect, never scale up, and use even sizes.")
 
     func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
@@ -143,6 +161,7 @@ struct ExportCommand: Command {
         }
         let sequence = try ClipSequence(assets: [try CompositionExport.videoAsset(input)])
         let session = sequence.exportSession(preset: preset, to: url, fileType: type)
+        try CompositionExport.applySmartOptions(arguments, to: session, console: console)
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "export")
         return 0
     }

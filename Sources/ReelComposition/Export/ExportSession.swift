@@ -49,6 +49,27 @@ public final class ExportSession: @unchecked Sendable {
     /// The encoder's speed preset (`ultrafast` for the studio's previews); nil: the codec's default.
     package var encoderSpeed: String?
 
+    /// Copy the frames the edit leaves untouched from their sources and encode only the
+    /// rest (transitions, overlays, trims inside a GOP), when the sources are H.264 of the
+    /// output's size, frame rate and coding parameters; see ``SmartRenderPlan``. On by
+    /// default: where nothing can be copied the export renders every frame, as with it off.
+    public var smartRender = true
+    /// The plan the last export followed when it rendered smartly; nil when it rendered every frame.
+    public internal(set) var smartRenderPlan: SmartRenderPlan? {
+        get { lock.withLock { _smartRenderPlan } }
+        set { lock.withLock { _smartRenderPlan = newValue } }
+    }
+    private var _smartRenderPlan: SmartRenderPlan?
+
+    /// Whether ``cancelExport()`` has been called.
+    var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// Reports progress to the caller and to ``progress``.
+    func report(_ fraction: Double, to handler: (@Sendable (Double) -> Void)?) {
+        lock.withLock { _progress = fraction }
+        handler?(fraction)
+    }
+
     private let lock = NSLock()
     private var _status: Status = .waiting
     private var _progress: Double = 0
@@ -233,6 +254,10 @@ public final class ExportSession: @unchecked Sendable {
         }
         let (width, height) = preset.outputSize(for: video.renderSize)
         try RenderMemory.check(width: width, height: height)
+        if try exportSmartly(video: video, displayMatrix: plain?.displayMatrix, width: width, height: height,
+                             progressHandler: progressHandler) {
+            return
+        }
         let writer = try AssetWriter(outputURL: outputURL, fileType: outputFileType)
         writer.shouldOptimizeForNetworkUse = shouldOptimizeForNetworkUse
         writer.metadata = metadata
