@@ -26,6 +26,10 @@ final class ReaderLane {
     private let fallbackFrameDuration: MediaTime
     /// Where an MP4 video track ends: the last picture lasts until then.
     private let storedEnd: MediaTime?
+    /// The track's one frame duration, when every packet's stored duration is its picture's
+    /// interval (a constant frame rate): only then is a packet's interval known before it is
+    /// decoded, so that a picture nobody looks at may be left undecoded.
+    private let constantFrameDuration: MediaTime?
 
     // Audio
     private var resampler: Resampler?
@@ -58,6 +62,9 @@ final class ReaderLane {
         let rate = track.nominalFrameRate > 0 ? track.nominalFrameRate : 25
         fallbackFrameDuration = track.minFrameDuration.isNumeric ? track.minFrameDuration
             : MediaTime(seconds: 1 / rate, preferredTimescale: 90000)
+        let minimum = track.minFrameDuration
+        constantFrameDuration = minimum.isNumeric && minimum > .zero && track.nominalFrameRate > 0
+            && abs(minimum.seconds * track.nominalFrameRate - 1) < 0.001 ? minimum : nil
         if mediaType == .audio, let settings = output.audioSettings {
             let channels = settings.channelCount ?? track.channelCount
             let layout = settings.channelCount == nil ? (track.channelLayout ?? .default(channels: channels))
@@ -112,6 +119,9 @@ final class ReaderLane {
 
     func decodeQueued() throws(ReelError) {
         while packetHead < packets.count, !pastEnd {
+            if mediaType == .video, let wanted = output.picturesWanted {
+                decoder.skipsNonReferenceFrames = !isWanted(packets[packetHead], wanted)
+            }
             let result: CodecResult
             do {
                 result = try decoder.send(packets[packetHead])
@@ -167,6 +177,16 @@ final class ReaderLane {
 
     // MARK: - Video
 
+    /// Whether `packet`'s picture may be looked at: true unless its interval is known (its
+    /// stored duration is the track's constant frame duration) and no time looked at falls in it.
+    private func isWanted(_ packet: Packet, _ wanted: (MediaTimeRange) -> Bool) -> Bool {
+        guard let constantFrameDuration else { return true }
+        let start = timeBase.time(packet.presentationTimestamp)
+        let duration = timeBase.time(packet.durationTicks)
+        guard start.isNumeric, duration.isNumeric, duration == constantFrameDuration else { return true }
+        return wanted(MediaTimeRange(start: start, duration: duration))
+    }
+
     private func takeVideoFrame() throws(ReelError) {
         let time = timeBase.time(frame.bestEffortTimestamp)
         guard time.isNumeric else { return }
@@ -196,6 +216,8 @@ final class ReaderLane {
 
     private func emitVideo(_ decoded: Frame, at time: MediaTime, duration: MediaTime) throws(ReelError) {
         guard time < range.end, time + duration > range.start else { return }
+        // A picture no one will look at is not converted (a fast-forward's skipped frames).
+        if let wanted = output.picturesWanted, !wanted(MediaTimeRange(start: time, duration: duration)) { return }
         let buffer = try convertPicture(decoded)
         ready.append(SampleBuffer(pixelBuffer: buffer, presentationTime: time, duration: duration))
     }
