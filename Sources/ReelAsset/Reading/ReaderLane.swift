@@ -26,10 +26,11 @@ final class ReaderLane {
     private let fallbackFrameDuration: MediaTime
     /// Where an MP4 video track ends: the last picture lasts until then.
     private let storedEnd: MediaTime?
-    /// The track's one frame duration, when every packet's stored duration is its picture's
-    /// interval (a constant frame rate): only then is a packet's interval known before it is
-    /// decoded, so that a picture nobody looks at may be left undecoded.
-    private let constantFrameDuration: MediaTime?
+    /// The track's frames per second, when known: a packet whose stored duration is one frame
+    /// at that rate (within 2 %: the seed clips' last frame is held a little longer, so their
+    /// average is 24.88 against 25 fps) is taken to show its picture for that duration, known
+    /// before it is decoded, so that a picture nobody looks at may be left undecoded.
+    private let nominalFrameRate: Double
 
     // Audio
     private var resampler: Resampler?
@@ -62,9 +63,7 @@ final class ReaderLane {
         let rate = track.nominalFrameRate > 0 ? track.nominalFrameRate : 25
         fallbackFrameDuration = track.minFrameDuration.isNumeric ? track.minFrameDuration
             : MediaTime(seconds: 1 / rate, preferredTimescale: 90000)
-        let minimum = track.minFrameDuration
-        constantFrameDuration = minimum.isNumeric && minimum > .zero && track.nominalFrameRate > 0
-            && abs(minimum.seconds * track.nominalFrameRate - 1) < 0.001 ? minimum : nil
+        nominalFrameRate = track.nominalFrameRate
         if mediaType == .audio, let settings = output.audioSettings {
             let channels = settings.channelCount ?? track.channelCount
             let layout = settings.channelCount == nil ? (track.channelLayout ?? .default(channels: channels))
@@ -178,12 +177,12 @@ final class ReaderLane {
     // MARK: - Video
 
     /// Whether `packet`'s picture may be looked at: true unless its interval is known (its
-    /// stored duration is the track's constant frame duration) and no time looked at falls in it.
+    /// stored duration is one frame at the track's rate) and no time looked at falls in it.
     private func isWanted(_ packet: Packet, _ wanted: (MediaTimeRange) -> Bool) -> Bool {
-        guard let constantFrameDuration else { return true }
         let start = timeBase.time(packet.presentationTimestamp)
         let duration = timeBase.time(packet.durationTicks)
-        guard start.isNumeric, duration.isNumeric, duration == constantFrameDuration else { return true }
+        guard nominalFrameRate > 0, start.isNumeric, duration.isNumeric, duration > .zero,
+              abs(duration.seconds * nominalFrameRate - 1) < 0.02 else { return true }
         return wanted(MediaTimeRange(start: start, duration: duration))
     }
 
