@@ -177,12 +177,15 @@ final class ReaderLane {
     // MARK: - Video
 
     /// Whether `packet`'s picture may be looked at: true unless its interval is known (its
-    /// stored duration is one frame at the track's rate) and no time looked at falls in it.
+    /// stored duration is one frame at the track's rate; FFmpeg's MP4 demuxer leaves it 0, and
+    /// then one frame at the track's rate is taken) and no time looked at falls in it.
     private func isWanted(_ packet: Packet, _ wanted: (MediaTimeRange) -> Bool) -> Bool {
         let start = timeBase.time(packet.presentationTimestamp)
-        let duration = timeBase.time(packet.durationTicks)
-        guard nominalFrameRate > 0, start.isNumeric, duration.isNumeric, duration > .zero,
-              abs(duration.seconds * nominalFrameRate - 1) < 0.02 else { return true }
+        guard nominalFrameRate > 0, start.isNumeric else { return true }
+        let frame = MediaTime(seconds: 1 / nominalFrameRate, preferredTimescale: 90000)
+        let stored = timeBase.time(packet.durationTicks)
+        let duration = stored.isNumeric && stored > .zero ? stored : frame
+        guard abs(duration.seconds * nominalFrameRate - 1) < 0.02 else { return true }
         return wanted(MediaTimeRange(start: start, duration: duration))
     }
 
