@@ -16,6 +16,34 @@ seconds() {
   t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l
 }
 measure() { for _ in $(seq "$runs"); do seconds "$@"; done | median; }
+# Wall and CPU (user + sys) seconds of one run: "wall cpu".
+timed() {
+  local out; out=$(mktemp)
+  /usr/bin/time -f "%e %U %S" -o "$out" "$@" >/dev/null 2>&1 || { rm -f "$out"; echo "bench: failed: $*" >&2; return 1; }
+  awk '{print $1, $2 + $3}' "$out"; rm -f "$out"
+}
+# Reel's job and its reference, run alternately (reel, reference, reel, ...) so that a change
+# in the machine's load falls on both alike; the median wall and CPU seconds of each, then the
+# load average over those runs. Usage: pair -- REEL COMMAND -- REFERENCE COMMAND; sets
+# pair_reel_wall, pair_reel_cpu, pair_ref_wall, pair_ref_cpu, pair_load.
+pair() {
+  local -a a=() b=(); shift; while [[ $1 != -- ]]; do a+=("$1"); shift; done; shift; b=("$@")
+  local ra="" rb="" loads="" t
+  for _ in $(seq "$runs"); do
+    loads+="$(cut -d' ' -f1 /proc/loadavg) "
+    t=$(timed "${a[@]}") || return 1; ra+="$t"$'\n'
+    t=$(timed "${b[@]}") || return 1; rb+="$t"$'\n'
+  done
+  pair_reel_wall=$(echo -n "$ra" | awk '{print $1}' | median); pair_reel_cpu=$(echo -n "$ra" | awk '{print $2}' | median)
+  pair_ref_wall=$(echo -n "$rb" | awk '{print $1}' | median); pair_ref_cpu=$(echo -n "$rb" | awk '{print $2}' | median)
+  pair_load=$(echo "$loads" | tr ' ' '\n' | grep . | median)
+}
+# report_pair NAME REFERENCE_NAME: the wall row, then the CPU seconds and the load beside it.
+report_pair() {
+  report "$1" "$pair_reel_wall" "$2" "$pair_ref_wall"
+  printf '%-38s reel %8.3f CPU-s %-5s %8.3f CPU-s ratio %5.2f  (median load %s, %d runs alternated)\n' \
+    "  cpu" "$pair_reel_cpu" "" "$pair_ref_cpu" "$(echo "$pair_reel_cpu / $pair_ref_cpu" | bc -l)" "$pair_load" "$runs"
+}
 report() { # name reel_value reference_name reference_value [unit]
   local unit=${5:-s}
   printf '%-38s reel %8.3f %-2s  %-8s %8.3f %-2s  ratio %5.2f\n' "$1" "$2" "$unit" "$3" "$4" "$unit" "$(echo "$2 / $4" | bc -l)"
@@ -33,9 +61,9 @@ f=$(measure sh -c 'for f in "$@"; do ffprobe -v error -show_format -show_streams
 report "probe 5 seed clips" "$r" "ffprobe" "$f"
 
 clip="$clips/01_nebula.mp4"
-r=$(measure "$reel" transcode "$clip" -o "$work/reel.mp4" --preset medium --crf 23)
-f=$(measure ffmpeg -nostdin -y -v error -i "$clip" -c:v libx264 -preset medium -crf 23 -pix_fmt yuv420p -c:a aac -movflags +faststart "$work/ffmpeg.mp4")
-report "transcode 01_nebula x264 medium 23" "$r" "ffmpeg" "$f"
+pair -- "$reel" transcode "$clip" -o "$work/reel.mp4" --preset medium --crf 23 \
+  -- ffmpeg -nostdin -y -v error -i "$clip" -c:v libx264 -preset medium -crf 23 -pix_fmt yuv420p -c:a aac -movflags +faststart "$work/ffmpeg.mp4"
+report_pair "transcode 01_nebula x264 medium 23" "ffmpeg"
 
 r=$(measure "$reel" thumbnail "$clip" --at 7.5 -o "$work/thumb.png")
 f=$(measure ffmpeg -nostdin -y -v error -ss 7.5 -i "$clip" -frames:v 1 "$work/thumb-ffmpeg.png")
@@ -64,9 +92,9 @@ report "ColorCube rgba vs lut3d" "$(reel_of rgba ColorCube)" "ffmpeg" "$lut" ms
 # Composition: the seed composition (Reel's also mixes the audio and draws a contact sheet).
 shared_bench=$(cd "$clips/../.." 2>/dev/null && pwd)/bench
 if [[ -x "$shared_bench/ffmpeg-seed-composition.sh" || -f "$shared_bench/ffmpeg-seed-composition.sh" ]]; then
-  r=$(measure "$reel" demo --clips "$clips" -o "$work/demo.mp4")
-  f=$(measure bash "$shared_bench/ffmpeg-seed-composition.sh" "$clips" "$work/ffmpeg-demo.mp4")
-  report "seed composition 640x360" "$r" "ffmpeg" "$f"
+  pair -- "$reel" demo --clips "$clips" -o "$work/demo.mp4" -- bash "$shared_bench/ffmpeg-seed-composition.sh" "$clips" "$work/ffmpeg-demo.mp4"
+  report_pair "seed composition 640x360" "ffmpeg"
+  f=$pair_ref_wall
   # An estimate of the floor under any render of it here: the CPU time of decoding the five
   # clips and of encoding the 42 s result with the same settings (its own decoding taken
   # off), spread perfectly over every core; scaling, transitions and muxing left out.
@@ -87,9 +115,9 @@ fi
 # A chunked export (docs/scaling.md): the five seed clips merged with 1 s dissolves at
 # 1280x720, --jobs 2 (4 chunks in two reel processes, the sound rendered once, a stream-copy
 # join) against one render of the same merge.
-r=$(measure "$reel" merge "${seeds[@]}" --transition dissolve:1 --preset 1280x720 --jobs 2 -o "$work/jobs2.mp4")
-f=$(measure "$reel" merge "${seeds[@]}" --transition dissolve:1 --preset 1280x720 -o "$work/single.mp4")
-report "merge 5 seed clips 720p --jobs 2" "$r" "single" "$f"
+pair -- "$reel" merge "${seeds[@]}" --transition dissolve:1 --preset 1280x720 --jobs 2 -o "$work/jobs2.mp4" \
+  -- "$reel" merge "${seeds[@]}" --transition dissolve:1 --preset 1280x720 -o "$work/single.mp4"
+report_pair "merge 5 seed clips 720p --jobs 2" "single"
 
 # Passthrough merge of the four seed clips that share coding parameters (04_quasar is
 # 1276 wide: Reel refuses to copy it; the ffmpeg concat demuxer would mislabel it).
@@ -110,13 +138,15 @@ report "start alone vs ffmpeg -version" "$s" "ffmpeg" "$v"
 
 # Speed changes of one clip, against the seed references (libx264 medium, CRF 23, AAC).
 if [[ -f "$shared_bench/ffmpeg-speed.sh" ]]; then
-  for mode in fast slow; do
-    rate=$([[ $mode == fast ]] && echo 5 || echo 0.25)
-    # One run each: the slow job takes tens of seconds.
-    r=$(seconds "$reel" speed "$clip" --rate "$rate" -o "$work/speed-$mode.mp4")
-    f=$(seconds bash "$shared_bench/ffmpeg-speed.sh" "$clip" "$mode" "$work/ffmpeg-$mode.mp4")
-    report "speed $mode ($rate) of 01_nebula" "$r" "ffmpeg" "$f"
-  done
+  # The same work as the reference: the clip's own size (1280x720) at CRF 23 (--preset
+  # 1280x720; the default, highest, is CRF 18, which costs x264 about a third more).
+  pair -- "$reel" speed "$clip" --rate 5 --preset 1280x720 -o "$work/speed-fast.mp4" \
+    -- bash "$shared_bench/ffmpeg-speed.sh" "$clip" fast "$work/ffmpeg-fast.mp4"
+  report_pair "speed fast (5) of 01_nebula" "ffmpeg"
+  # One run: the slow job takes tens of seconds.
+  r=$(seconds "$reel" speed "$clip" --rate 0.25 -o "$work/speed-slow.mp4")
+  f=$(seconds bash "$shared_bench/ffmpeg-speed.sh" "$clip" slow "$work/ffmpeg-slow.mp4")
+  report "speed slow (0.25) of 01_nebula" "$r" "ffmpeg" "$f"
 fi
 
 # Capture: the virtual camera with a live filter, recorded to H.264 in real time, 10 s at

@@ -59,6 +59,15 @@ package final class Decoder {
         return .produced
     }
 
+    /// Whether the next packets sent are dropped by the decoder when nothing refers to their
+    /// picture (`skip_frame = AVDISCARD_NONREF`): H.264's non-reference B-frames, which no
+    /// other frame is predicted from, so leaving them out changes no other picture. Set it
+    /// before each ``send(_:)``: frame threads take it with each packet.
+    package var skipsNonReferenceFrames: Bool {
+        get { context.pointee.skip_frame == AVDISCARD_NONREF }
+        set { context.pointee.skip_frame = newValue ? AVDISCARD_NONREF : AVDISCARD_DEFAULT }
+    }
+
     /// Forgets buffered frames, after a seek. `avcodec_flush_buffers`.
     package func flush() { avcodec_flush_buffers(context) }
 }

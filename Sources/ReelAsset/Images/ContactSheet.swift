@@ -100,6 +100,13 @@ public struct ContactSheet: Sendable {
         let reader = try AssetReader(asset: asset)
         // Every frame is read as decoded (a plain copy); only the chosen ones are scaled to RGBA and turned.
         let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings(pixelFormat: .yuv420p))
+        // Only the pictures on screen at a cell's time are copied out (and those before the
+        // first cell, in case the track starts after it); the rest are decoded only when
+        // another picture is predicted from them.
+        let first = times.first ?? .zero
+        output.picturesWanted = { interval in
+            interval.start <= first || times.contains { interval.start <= $0 && $0 < interval.end }
+        }
         try reader.add(output)
         try reader.startReading()
         var result: [(PixelBuffer, MediaTime)] = []

@@ -12,6 +12,14 @@ public final class AssetReaderTrackOutput {
     /// Turn frames by the track's preferred transform, so they come out upright. Off by
     /// default, as in AVFoundation: the transform is reported, not applied.
     public var appliesPreferredTrackTransform = false
+    /// Which pictures will be looked at, when the reader's caller knows in advance (an
+    /// export asks for the picture on screen at each frame of its own grid): it is given a
+    /// picture's presentation interval and says whether any time looked at falls in it. A
+    /// picture that no such time falls in is neither converted nor handed out, and, when no
+    /// other picture is predicted from it (H.264's non-reference B-frames), not decoded. So a
+    /// fast-forward decodes only what its shown frames need. nil, the default, hands out
+    /// every picture. Set it before the first sample is read.
+    package var picturesWanted: (@Sendable (MediaTimeRange) -> Bool)?
 
     weak var reader: AssetReader?
 

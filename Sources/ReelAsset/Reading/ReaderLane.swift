@@ -26,6 +26,11 @@ final class ReaderLane {
     private let fallbackFrameDuration: MediaTime
     /// Where an MP4 video track ends: the last picture lasts until then.
     private let storedEnd: MediaTime?
+    /// The track's frames per second, when known: a packet whose stored duration is one frame
+    /// at that rate (within 2 %: the seed clips' last frame is held a little longer, so their
+    /// average is 24.88 against 25 fps) is taken to show its picture for that duration, known
+    /// before it is decoded, so that a picture nobody looks at may be left undecoded.
+    private let nominalFrameRate: Double
 
     // Audio
     private var resampler: Resampler?
@@ -58,6 +63,7 @@ final class ReaderLane {
         let rate = track.nominalFrameRate > 0 ? track.nominalFrameRate : 25
         fallbackFrameDuration = track.minFrameDuration.isNumeric ? track.minFrameDuration
             : MediaTime(seconds: 1 / rate, preferredTimescale: 90000)
+        nominalFrameRate = track.nominalFrameRate
         if mediaType == .audio, let settings = output.audioSettings {
             let channels = settings.channelCount ?? track.channelCount
             let layout = settings.channelCount == nil ? (track.channelLayout ?? .default(channels: channels))
@@ -112,6 +118,9 @@ final class ReaderLane {
 
     func decodeQueued() throws(ReelError) {
         while packetHead < packets.count, !pastEnd {
+            if mediaType == .video, let wanted = output.picturesWanted {
+                decoder.skipsNonReferenceFrames = !isWanted(packets[packetHead], wanted)
+            }
             let result: CodecResult
             do {
                 result = try decoder.send(packets[packetHead])
@@ -167,6 +176,19 @@ final class ReaderLane {
 
     // MARK: - Video
 
+    /// Whether `packet`'s picture may be looked at: true unless its interval is known (its
+    /// stored duration is one frame at the track's rate; FFmpeg's MP4 demuxer leaves it 0, and
+    /// then one frame at the track's rate is taken) and no time looked at falls in it.
+    private func isWanted(_ packet: Packet, _ wanted: (MediaTimeRange) -> Bool) -> Bool {
+        let start = timeBase.time(packet.presentationTimestamp)
+        guard nominalFrameRate > 0, start.isNumeric else { return true }
+        let frame = MediaTime(seconds: 1 / nominalFrameRate, preferredTimescale: 90000)
+        let stored = timeBase.time(packet.durationTicks)
+        let duration = stored.isNumeric && stored > .zero ? stored : frame
+        guard abs(duration.seconds * nominalFrameRate - 1) < 0.02 else { return true }
+        return wanted(MediaTimeRange(start: start, duration: duration))
+    }
+
     private func takeVideoFrame() throws(ReelError) {
         let time = timeBase.time(frame.bestEffortTimestamp)
         guard time.isNumeric else { return }
@@ -196,6 +218,8 @@ final class ReaderLane {
 
     private func emitVideo(_ decoded: Frame, at time: MediaTime, duration: MediaTime) throws(ReelError) {
         guard time < range.end, time + duration > range.start else { return }
+        // A picture no one will look at is not converted (a fast-forward's skipped frames).
+        if let wanted = output.picturesWanted, !wanted(MediaTimeRange(start: time, duration: duration)) { return }
         let buffer = try convertPicture(decoded)
         ready.append(SampleBuffer(pixelBuffer: buffer, presentationTime: time, duration: duration))
     }

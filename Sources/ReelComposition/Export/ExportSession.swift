@@ -275,6 +275,7 @@ public final class ExportSession: @unchecked Sendable {
         let readAhead = width * height > RenderMemory.largeFrameArea ? min(self.readAhead, 3) : self.readAhead
         let renderer = try VideoRenderer(composition: composition, videoComposition: video, outputWidth: width,
                                          outputHeight: height, readAhead: readAhead)
+        renderer.frameGrid = FrameGrid(start: range.start, step: video.frameDuration)
         defer { renderer.close() }
         let audio = AudioRenderer(composition: composition, mix: audioMix, pitch: audioTimePitchAlgorithm)
         try writer.startWriting()

@@ -20,7 +20,10 @@ final class TrackFrameSource {
     ///   - readAhead: decoded frames that may wait; 0 decodes on the caller's thread.
     ///   - from: the first source time wanted (a player's seek), when later than the segment's
     ///     start: reading begins at the frame on screen then instead of at the segment's start.
-    init(segment: CompositionTrackSegment, scale: Double, readAhead: Int = 0, from: MediaTime? = nil) throws(ReelError) {
+    ///   - grid: the composition times ``frame(at:)`` will be asked for, when only those (an
+    ///     export's frames, `start + k × step`): pictures shown at none of them are skipped.
+    init(segment: CompositionTrackSegment, scale: Double, readAhead: Int = 0, from: MediaTime? = nil,
+         grid: FrameGrid? = nil) throws(ReelError) {
         self.segment = segment
         guard let url = segment.sourceURL else { throw ReelError(.invalidArgument, "an empty segment has no frames") }
         let asset = try Asset(url: url)
@@ -33,11 +36,13 @@ final class TrackFrameSource {
         let decodeSize = k > 0.99 ? (width: Int(natural.width) & ~1, height: Int(natural.height) & ~1)
             : (width: max(2, Int((natural.width * k / 2).rounded()) * 2), height: max(2, Int((natural.height * k / 2).rounded()) * 2))
         let start = max(segment.timeMapping.source.start, from ?? .zero)
+        let mapping = segment.timeMapping
         frames = ReadAhead(capacity: readAhead, name: "reel.decode \(url.lastPathComponent)") { () throws(ReelError) in
             let reader = try AssetReader(asset: asset)
             reader.timeRange = MediaTimeRange(start: start, duration: .positiveInfinity)
             let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings(
                 pixelFormat: .yuv420p, width: decodeSize.width, height: decodeSize.height))
+            if let grid { output.picturesWanted = { grid.showsSource(of: mapping, in: $0) } }
             try reader.add(output)
             try reader.startReading()
             return ReadAhead.Reading(reader: reader, output: output)

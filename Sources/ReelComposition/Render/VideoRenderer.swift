@@ -17,6 +17,10 @@ final class VideoRenderer {
     /// The earliest time that will be asked for (a player's seek): sources open there
     /// rather than at their segment's start. Zero for an export.
     var startTime: MediaTime = .zero
+    /// The only times ``frame(at:)`` will be asked for, when known (an export's frames): the
+    /// sources then skip the pictures none of them shows (a fast-forward's). Set before the
+    /// first frame.
+    var frameGrid: FrameGrid?
     private let pool: PixelBufferPool
     private struct SourceKey: Hashable {
         var trackID: Int
@@ -171,7 +175,7 @@ final class VideoRenderer {
         // Decode at the size the layer is drawn at (never larger than the source).
         let from = segment.timeMapping.target.contains(startTime) ? segment.timeMapping.sourceTime(at: startTime) : nil
         let source = try TrackFrameSource(segment: segment, scale: abs(transform.determinant).squareRoot(), readAhead: readAhead,
-                                          from: from)
+                                          from: from, grid: frameGrid)
         sources[key] = source
         return source
     }
