@@ -154,7 +154,8 @@ struct StudioTwoPageTests {
 /// Reel Studio 2.0's words, layouts and accessibility basics (issue 18, defects 10-15).
 @Suite(.serialized, .disabled(if: Sanitizer.slowsRealTime, "the pages run against live capture; a sanitizer build cannot keep its pace"))
 struct StudioPageLayoutTests {
-    /// Defect 11: at 320 px (and 250) every camera button is on screen and no page scrolls sideways.
+    /// Defect 11: at 320 px (and 250) every camera button is on screen, no chip covers the picture's
+    /// middle, and no page scrolls sideways.
     @Test func narrowScreensReflow() throws {
         guard BrowserPlayer.available else { return }
         let studio = try StudioProcess(arguments: ["--mic", "none"], library: try StudioPageTests.makeLibrary())
@@ -164,6 +165,8 @@ struct StudioPageLayoutTests {
             let buttons = try #require(page["buttons"] as? [String: [String: Any]])
             for (id, box) in buttons { #expect(box["inside"] as? Bool == true, "\(width) px: \(id) at \(box)") }
             #expect(page["scroll"] as? Int == 0, "\(width) px scrolls sideways: \(page)")
+            // The chips and badges on the picture keep clear of its middle (an earlier camera's covered the small preview).
+            #expect((page["covering"] as? [Any])?.isEmpty == true && page["chips"] as? Int ?? 0 >= 5, "\(width) px: \(page)")
             #expect(result["gallery-\(width)"] as? Int == 0 && result["compose-\(width)"] as? Int == 0, "\(result)")
         }
     }

@@ -319,6 +319,19 @@ def narrow(driver):
               const r = document.getElementById(id).getBoundingClientRect();
               out.buttons[id] = {left: r.left, right: r.right, inside: r.left >= 0 && r.right <= innerWidth};
             }
+            // The picture as drawn (contained in the viewfinder) and its middle 60 %: no chip or
+            // badge on the picture may cover that.
+            const img = document.getElementById('preview'), box = img.getBoundingClientRect();
+            const ratio = img.naturalWidth / img.naturalHeight;
+            let w = box.width, h = box.width / ratio;
+            if (h > box.height) { h = box.height; w = h * ratio; }
+            const x = box.left + (box.width - w) / 2, y = box.top + (box.height - h) / 2;
+            const middle = {left: x + w * .2, right: x + w * .8, top: y + h * .2, bottom: y + h * .8};
+            out.covering = [...document.querySelectorAll('#viewfinder .chip, #viewfinder .hud > *')]
+              .filter(e => e.checkVisibility()).map(e => [e.id || e.textContent.trim(), e.getBoundingClientRect()])
+              .filter(([, r]) => r.left < middle.right && middle.left < r.right && r.top < middle.bottom && middle.top < r.bottom)
+              .map(([name]) => name);
+            out.chips = document.querySelectorAll('#viewfinder .chip').length;
             return out;""")
         for page in ("gallery", "compose"):
             driver.get(BASE + "/" + page)

@@ -1,6 +1,6 @@
 "use strict";
 (() => {
-  const { $, api, toast, on, duration, bytes, date, element } = Studio;
+  const { $, api, toast, on, duration, bytes, element } = Studio;
   let items = [];
   let kind = "all";
   let pending = null;
@@ -15,7 +15,7 @@
 
   // A title a person reads at a glance: "Video · 0:05 · 20:36"; the file's name stays in the tooltip and the viewer.
   function title(item) {
-    const time = new Date(item.created * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    const time = new Date(item.created * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
     if (item.kind !== "video") return `Photo · ${time}`;
     const seconds = Math.floor(item.duration || 0);
     return `Video · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} · ${time}`;
@@ -32,7 +32,7 @@
       thumb,
       element("div", { class: "meta" }, [
         element("div", { class: "name", text: title(item), title: item.name }),
-        element("div", { class: "sub", text: `${size}${bytes(item.bytes)} · ${date(item.created)}` }),
+        element("div", { class: "sub", text: `${size}${bytes(item.bytes)} · ${new Date(item.created * 1000).toLocaleDateString([], { month: "short", day: "numeric" })}` }),
       ]),
       // Small icon buttons keep the grid dense; their names say which item they act on.
       element("div", { class: "row" }, [
