@@ -475,19 +475,19 @@ def tab_through(driver, limit=120):
 
 
 def names_and_tabs(driver):
-    """Every control's computed name, and whether Tab reaches it (a radio group counts once)."""
+    """Every control's computed name (Chromium's own), and whether Tab reaches it (a
+    radio group counts once: its checked radio is the Tab stop, the arrow keys move in it)."""
     elements = driver.execute_script(INTERACTIVE)
     reached = set(tab_through(driver))
+    facts = driver.execute_script("""
+        return arguments[0].map(e => ({tag: e.tagName.toLowerCase(), id: e.id, text: e.textContent.trim().slice(0, 30),
+          key: e.dataset.reelKey || null, disabled: e.disabled === true,
+          group: e.getAttribute('role') === 'radio' ? [...e.closest('[role=radiogroup]').querySelectorAll('[role=radio]')]
+            .filter(r => r.dataset.reelKey).map(r => r.dataset.reelKey) : []}));""", elements)
     out = []
-    for element in elements:
-        info = described(driver, element)
-        key = element.get_attribute("data-reel-key")
-        in_group = driver.execute_script("return arguments[0].getAttribute('role') === 'radio' ?"
-                                         " [...arguments[0].closest('[role=radiogroup]').querySelectorAll('[role=radio]')]"
-                                         ".some(r => r.dataset.reelKey && r.tabIndex === 0) : false", element)
-        disabled = element.get_attribute("disabled") is not None
-        info["reached"] = key in reached or in_group or disabled
-        out.append(info)
+    for element, fact in zip(elements, facts):
+        out.append({"tag": fact["tag"], "id": fact["id"], "text": fact["text"], "name": (element.accessible_name or "").strip(),
+                    "reached": fact["key"] in reached or any(k in reached for k in fact["group"]) or fact["disabled"]})
     return out
 
 
