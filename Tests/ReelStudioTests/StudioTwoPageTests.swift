@@ -245,7 +245,7 @@ struct StudioPageLayoutTests {
         #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "\(result)")
     }
 
-    /// Deliver 5: readable titles, a viewer with previous/next (buttons, keys, a swipe), and a delete undone.
+    /// Deliver 5: a dense grid with readable titles, a viewer with previous/next (buttons, keys, a swipe), and a delete undone.
     @Test func theGalleryStepsThroughItemsAndUndoesADelete() throws {
         guard BrowserPlayer.available else { return }
         let library = try StudioPageTests.makeLibrary()
@@ -260,6 +260,13 @@ struct StudioPageLayoutTests {
         #expect(result["undoOffered"] as? Bool == true && result["goneAfterDelete"] as? Bool == true)
         #expect(result["backInGrid"] as? Bool == true && result["backInLibrary"] as? Bool == true, "\(result)")
         #expect(FileManager.default.fileExists(atPath: library.appendingPathComponent(names[0]).path))
+        // Dense: seven or more thumbnails a row at 1366 px, three at 390, two at 320; titles whole, 12 px or more.
+        let density = try #require(result["density"] as? [String: [String: Any]])
+        for (width, least) in [("1366", 7), ("390", 3), ("320", 2)] {
+            let grid = try #require(density[width])
+            #expect(grid["columns"] as? Int ?? 0 >= least && grid["titlesWhole"] as? Bool == true, "\(width) px: \(grid)")
+            #expect(grid["smallestFont"] as? Double ?? 0 >= 12 && grid["scroll"] as? Int == 0, "\(width) px: \(grid)")
+        }
     }
 
     /// Screenshots of camera, recording, review, gallery and compose at 320, 390 and 1366 px

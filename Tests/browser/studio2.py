@@ -414,8 +414,20 @@ def gallery(driver):
     driver.find_element(By.ID, "undo-delete").click()
     back = wait(driver, "return [...document.querySelectorAll('article.item')].some(a => a.dataset.name === arguments[0])"
                 .replace("arguments[0]", json.dumps(victim)), timeout=5)
+    # A dense grid: columns at this desktop width, then at phone widths; titles whole and legible.
+    density = {}
+    for width, height, mobile in ((1366, 900, False), (390, 844, True), (320, 640, True)):
+        size(driver, width, height, mobile)
+        time.sleep(0.3)
+        density[str(width)] = driver.execute_script("""
+            const names = [...document.querySelectorAll('article.item .name')];
+            return {columns: getComputedStyle(document.getElementById('grid')).gridTemplateColumns.split(' ').length,
+                    titlesWhole: names.every(n => n.scrollWidth <= n.clientWidth + 1 && n.scrollHeight <= n.clientHeight + 1),
+                    smallestFont: Math.min(...names.map(n => parseFloat(getComputedStyle(n).fontSize))),
+                    scroll: document.documentElement.scrollWidth - innerWidth};""")
     return {"names": names, "titles": titles, "seen": seen, "position": position, "undoOffered": bool(offered),
-            "goneAfterDelete": gone, "backInGrid": bool(back), "backInLibrary": victim in [i["name"] for i in get("/api/library")]}
+            "goneAfterDelete": gone, "backInGrid": bool(back), "backInLibrary": victim in [i["name"] for i in get("/api/library")],
+            "density": density}
 
 # Everything a keyboard reaches or a pointer acts on, visible on the page.
 INTERACTIVE = """
