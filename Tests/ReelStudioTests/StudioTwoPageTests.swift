@@ -202,6 +202,8 @@ struct StudioPageLayoutTests {
         let toasts = try #require(result["toasts"] as? [String])
         #expect(toasts.contains { $0.hasPrefix("The studio is not answering") } && !toasts.contains("Failed to fetch"), "\(toasts)")
         #expect((result["previewMessage"] as? String)?.hasPrefix("The studio is not answering") == true, "\(result)")
+        // The marker on the picture said Live, then Reconnecting.
+        #expect(result["markerBefore"] as? String == "Live" && result["markerAfter"] as? String == "Reconnecting…", "\(result)")
     }
 
     /// Defect 15 and Deliver 7, from the keyboard: every control on the camera, gallery and compose

@@ -373,12 +373,14 @@ def gone(driver, pid):
     """The studio stops under an open page: what the photo button and the picture say."""
     camera(driver)
     driver.execute_script(TOAST_WATCH)
+    live = driver.find_element(By.ID, "live-marker").text
     os.kill(int(pid), 2)
     time.sleep(2.5)
     shutter(driver, "photo").click()
     time.sleep(1.0)
     message = wait(driver, "const m = document.getElementById('preview-message'); return !m.hidden ? m.textContent : null", timeout=5)
-    return {"toasts": toasts(driver), "previewMessage": message}
+    marker = wait(driver, "const m = document.getElementById('live-marker'); return m.dataset.live === 'lost' ? m.textContent : null", timeout=5)
+    return {"toasts": toasts(driver), "previewMessage": message, "markerBefore": live, "markerAfter": marker}
 
 
 def gallery(driver):
