@@ -327,6 +327,7 @@ extension StudioServer {
     func status() -> StudioStatus {
         let statistics = camera.statistics
         let short = shortVideo.progress
+        let level = camera.meter.level
         return StudioStatus(running: camera.session.isRunning, frameRate: statistics.frameRate, width: statistics.width,
                             height: statistics.height, deliveredFrames: statistics.deliveredFrames,
                             droppedFrames: statistics.droppedFrames,
@@ -337,6 +338,7 @@ extension StudioServer {
                             recording: short.recording, recordingPage: short.recordingPage,
                             recordedSeconds: short.recordedSeconds, segments: short.segments,
                             segmentEnds: short.segmentEnds, progress: short.progress,
+                            microphoneLevel: level?.average, microphonePeak: level?.peak,
                             errors: recentErrors + [statistics.lastError].compactMap { $0 })
     }
 }

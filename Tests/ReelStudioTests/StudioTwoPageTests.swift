@@ -8,10 +8,13 @@ import Testing
 /// meet it; two pages are two browsers. `Tests/browser/studio2.py` drives them.
 @Suite(.serialized, .disabled(if: Sanitizer.slowsRealTime, "the pages run against live capture; a sanitizer build cannot keep its pace"))
 struct StudioTwoPageTests {
-    static func run(_ scenario: String, _ studio: StudioProcess, _ arguments: [String] = [], timeout: TimeInterval = 150) throws
-        -> [String: Any] {
+    /// - Parameter environment: variables added to the script's environment (a PulseAudio server, say).
+    static func run(_ scenario: String, _ studio: StudioProcess, _ arguments: [String] = [], timeout: TimeInterval = 150,
+                    environment: [String: String] = [:]) throws -> [String: Any] {
         let script = Paths.packageRoot.appendingPathComponent("Tests/browser/studio2.py").path
-        let result = try ProcessRunner.run("/usr/bin/python3", [script, scenario, studio.base] + arguments, timeout: timeout)
+        let merged = environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let result = try ProcessRunner.run("/usr/bin/python3", [script, scenario, studio.base] + arguments, timeout: timeout,
+                                           environment: merged)
         guard result.status == 0, let line = result.standardOutput.split(separator: "\n").last,
               let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
             throw TestFailure("studio2.py \(scenario): status \(result.status) \(result.standardError.suffix(2000))")
@@ -151,7 +154,8 @@ struct StudioTwoPageTests {
 /// Reel Studio 2.0's words, layouts and accessibility basics (issue 18, defects 10-15).
 @Suite(.serialized, .disabled(if: Sanitizer.slowsRealTime, "the pages run against live capture; a sanitizer build cannot keep its pace"))
 struct StudioPageLayoutTests {
-    /// Defect 11: at 320 px (and 250) every camera button is on screen and no page scrolls sideways.
+    /// Defect 11: at 320 px (and 250) every camera button is on screen, no chip covers the picture's
+    /// middle, and no page scrolls sideways.
     @Test func narrowScreensReflow() throws {
         guard BrowserPlayer.available else { return }
         let studio = try StudioProcess(arguments: ["--mic", "none"], library: try StudioPageTests.makeLibrary())
@@ -161,6 +165,8 @@ struct StudioPageLayoutTests {
             let buttons = try #require(page["buttons"] as? [String: [String: Any]])
             for (id, box) in buttons { #expect(box["inside"] as? Bool == true, "\(width) px: \(id) at \(box)") }
             #expect(page["scroll"] as? Int == 0, "\(width) px scrolls sideways: \(page)")
+            // The chips and badges on the picture keep clear of its middle (an earlier camera's covered the small preview).
+            #expect((page["covering"] as? [Any])?.isEmpty == true && page["chips"] as? Int ?? 0 >= 5, "\(width) px: \(page)")
             #expect(result["gallery-\(width)"] as? Int == 0 && result["compose-\(width)"] as? Int == 0, "\(result)")
         }
     }
@@ -196,25 +202,52 @@ struct StudioPageLayoutTests {
         let toasts = try #require(result["toasts"] as? [String])
         #expect(toasts.contains { $0.hasPrefix("The studio is not answering") } && !toasts.contains("Failed to fetch"), "\(toasts)")
         #expect((result["previewMessage"] as? String)?.hasPrefix("The studio is not answering") == true, "\(result)")
+        // The marker on the picture said Live, then Reconnecting.
+        #expect(result["markerBefore"] as? String == "Live" && result["markerAfter"] as? String == "Reconnecting…", "\(result)")
     }
 
-    /// Defect 15: the picture has a role, developer figures wait behind Details, recording is
-    /// announced, focus returns to the shutter, the export bar is a progressbar, Cut has no length.
+    /// Defect 15 and Deliver 7, from the keyboard: every control on the camera, gallery and compose
+    /// pages has a name (Chromium's computed one) and is reached by Tab (a radio group once); the
+    /// picture is a named region; the figures wait behind Details; Enter on the shutter takes a
+    /// photo and Escape returns focus to it; Space starts a recording (announced), the next Space
+    /// pauses it (announced); Escape out of the review and the gallery's viewer returns focus to
+    /// what opened them; text keeps 4.5:1 against what is behind it; the export bar is a progressbar.
     @Test func accessibilityBasics() throws {
         guard BrowserPlayer.available else { return }
-        let studio = try StudioProcess(arguments: ["--mic", "none"])
-        let result = try StudioTwoPageTests.run("a11y", studio)
-        #expect(result["viewfinderRole"] as? String == "region" && result["viewfinderName"] as? String != nil)
+        let studio = try StudioProcess(arguments: ["--mic", "none"], library: try StudioPageTests.makeLibrary())
+        let result = try StudioTwoPageTests.run("keyboard", studio)
+        for page in ["camera", "gallery", "compose"] {
+            let controls = try #require(result[page] as? [[String: Any]])
+            #expect(controls.count >= (page == "compose" ? 8 : 12), "\(page): \(controls.count) controls")
+            for control in controls {
+                #expect(!(control["name"] as? String ?? "").isEmpty, "\(page): a control without a name: \(control)")
+                #expect(control["reached"] as? Bool == true, "\(page): Tab never reaches \(control)")
+            }
+            #expect((result["\(page)Contrast"] as? [Any])?.isEmpty == true, "\(page): text below 4.5:1: \(result["\(page)Contrast"] ?? "")")
+        }
+        let camera = try #require(result["camera"] as? [[String: Any]])
+        for id in ["shutter", "mode-photo", "last-shot", "flash-chip", "torch-chip"] {
+            #expect(camera.contains { $0["id"] as? String == id }, "\(id) is not among the camera's controls")
+        }
+        let picture = try #require(result["pictureRole"] as? [String: Any])
+        #expect(picture["role"] as? String == "region" && !(picture["name"] as? String ?? "").isEmpty, "\(picture)")
+        #expect(result["previewName"] as? String == "Live preview from the camera")
+        #expect((result["meter"] as? [String: Any])?["role"] as? String == "meter")
         #expect(result["figuresVisible"] as? Bool == false && result["detailsOpen"] as? Bool == false, "\(result)")
-        #expect(result["announcedWhileRecording"] as? String == "Recording")
-        #expect((result["announcedAfter"] as? String)?.hasPrefix("Paused: 0:0") == true, "\(result)")
-        #expect(result["focusAfterPhoto"] as? String == "photo")
+        #expect(result["photoByEnter"] as? Bool == true && result["photoClosed"] as? Bool == true)
+        #expect(result["focusAfterPhoto"] as? String == "shutter")
+        #expect(result["modeByArrow"] as? Bool == true)
+        #expect(result["announcedStart"] as? String == "Recording" && result["pressedWhileRecording"] as? String == "true", "\(result)")
+        #expect((result["announcedStop"] as? String)?.hasPrefix("Paused: 0:0") == true, "\(result)")
+        #expect(result["segmentsByKeyboard"] as? Int == 1)
+        #expect(result["reviewOpened"] as? Bool == true && result["focusAfterReview"] as? String == "shutter", "\(result)")
+        #expect(result["viewerOpened"] as? Bool == true && result["focusBackOnOpener"] as? Bool == true, "\(result)")
         #expect(result["exportBarRole"] as? String == "progressbar")
         #expect(result["lengthShownForCut"] as? Bool == false)
         #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "\(result)")
     }
 
-    /// Deliver 5: readable titles, a viewer with previous/next (buttons, keys, a swipe), and a delete undone.
+    /// Deliver 5: a dense grid with readable titles, a viewer with previous/next (buttons, keys, a swipe), and a delete undone.
     @Test func theGalleryStepsThroughItemsAndUndoesADelete() throws {
         guard BrowserPlayer.available else { return }
         let library = try StudioPageTests.makeLibrary()
@@ -229,6 +262,13 @@ struct StudioPageLayoutTests {
         #expect(result["undoOffered"] as? Bool == true && result["goneAfterDelete"] as? Bool == true)
         #expect(result["backInGrid"] as? Bool == true && result["backInLibrary"] as? Bool == true, "\(result)")
         #expect(FileManager.default.fileExists(atPath: library.appendingPathComponent(names[0]).path))
+        // Dense: seven or more thumbnails a row at 1366 px, three at 390, two at 320; titles whole, 12 px or more.
+        let density = try #require(result["density"] as? [String: [String: Any]])
+        for (width, least) in [("1366", 7), ("390", 3), ("320", 2)] {
+            let grid = try #require(density[width])
+            #expect(grid["columns"] as? Int ?? 0 >= least && grid["titlesWhole"] as? Bool == true, "\(width) px: \(grid)")
+            #expect(grid["smallestFont"] as? Double ?? 0 >= 12 && grid["scroll"] as? Int == 0, "\(width) px: \(grid)")
+        }
     }
 
     /// Screenshots of camera, recording, review, gallery and compose at 320, 390 and 1366 px

@@ -81,6 +81,13 @@ def wait(driver, script, timeout=15.0, step=0.05):
     return value
 
 
+def shutter(driver, mode):
+    """The camera page's one shutter, after choosing MODE ('photo' or 'video') on its mode switch."""
+    driver.find_element(By.ID, f"mode-{mode}").click()
+    wait(driver, f"return document.getElementById('mode-{mode}').getAttribute('aria-checked') === 'true'", timeout=3)
+    return driver.find_element(By.ID, "shutter")
+
+
 def sample(driver):
     return driver.execute_script(SAMPLE)
 
@@ -161,7 +168,7 @@ def filter_(driver, base, name):
 def photo(driver, base):
     driver.get(base + "/")
     wait_for_preview(driver)
-    driver.find_element(By.ID, "photo").click()
+    shutter(driver, "photo").click()
     shown = wait(driver, "const d = document.getElementById('photo-dialog'); const i = document.getElementById('photo-result');"
                          "return d.open && i.complete && i.naturalWidth > 0 ? [i.naturalWidth, i.naturalHeight, i.src] : null;")
     caption = driver.find_element(By.ID, "photo-caption").text
@@ -192,11 +199,11 @@ def record(driver, base, holds):
     driver.get(base + "/")
     wait_for_preview(driver)
     wait(driver, "return document.getElementById('filter-select').options.length > 1")
-    button = driver.find_element(By.ID, "record")
+    button = shutter(driver, "video")
     # The time each hold lasted as the page saw it: button down to button up.
     driver.execute_script("""
         window.reelHolds = [];
-        const b = document.getElementById('record');
+        const b = document.getElementById('shutter');
         b.addEventListener('pointerdown', () => { window.reelDown = performance.now(); console.warn('down ' + Date.now()); });
         for (const e of ['pointercancel', 'lostpointercapture', 'pointerleave', 'pointerout', 'gotpointercapture']) b.addEventListener(e, () => console.warn(e + ' ' + Date.now()));
         b.addEventListener('pointerup', () => { console.warn('up ' + Date.now()); window.reelHolds.push((performance.now() - window.reelDown) / 1000); });
@@ -311,7 +318,7 @@ def screens(driver, base, folder):
 
 def camera_states(driver, folder, label, written):
     """The camera page while recording, and its photo and review dialogs."""
-    button = driver.find_element(By.ID, "record")
+    button = shutter(driver, "video")
     ActionChains(driver).click_and_hold(button).perform()
     time.sleep(1.2)
     path = folder / f"camera-recording-{label}.png"
@@ -327,7 +334,7 @@ def camera_states(driver, folder, label, written):
     driver.save_screenshot(str(path))
     written.append(str(path))
     driver.execute_script("document.getElementById('video-dialog').close()")
-    driver.find_element(By.ID, "photo").click()
+    shutter(driver, "photo").click()
     wait(driver, "const i = document.getElementById('photo-result');"
                  "return document.getElementById('photo-dialog').open && i.complete && i.naturalWidth > 0", timeout=10)
     time.sleep(0.4)

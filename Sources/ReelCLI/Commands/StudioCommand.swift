@@ -35,6 +35,8 @@ struct StudioCommand: Command {
             host: host, port: port, cameraID: arguments.value("camera"), microphoneID: arguments.value("mic"), library: library)
         configuration.heldOrientation = held
         configuration.orientationSource = sensor
+        // A server with a thread per connection: keep glibc from holding on to what they free.
+        AllocatorTuning.boundRetainedMemory()
         let studio = try StudioServer(configuration: configuration)
         try studio.start()
         let folders = studio.libraryFolders

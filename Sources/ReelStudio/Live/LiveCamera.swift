@@ -22,6 +22,10 @@ final class LiveCamera: @unchecked Sendable {
     let photos = PhotoOutput()
     private let preview = VideoDataOutput()
     private let previewQueue = DispatchQueue(label: "reel.studio.preview")
+    /// The sound the session captures, measured for the page's level meter.
+    let meter = MicrophoneMeter()
+    private let sound = AudioDataOutput()
+    private let soundQueue = DispatchQueue(label: "reel.studio.meter")
     private let feed: PreviewFeed
     private let lock = NSLock()
     private var camera: CaptureDevice
@@ -72,6 +76,9 @@ final class LiveCamera: @unchecked Sendable {
         }
         try session.add(preview)
         try session.add(photos)
+        let meter = self.meter
+        sound.setSampleBufferHandler(queue: soundQueue) { sample in meter.measure(sample) }
+        try session.add(sound)
         try attachInputs()
     }
 
@@ -158,6 +165,8 @@ final class LiveCamera: @unchecked Sendable {
             camera = newCamera
             microphone = newMicrophone
         }
+        // The meter shows the new microphone only (nothing for no sound).
+        if microphoneID != nil { meter.reset() }
     }
 
     /// The presets the current camera can do.

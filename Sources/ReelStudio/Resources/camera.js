@@ -10,11 +10,18 @@
   function startPreview() { preview.src = `/api/preview.mjpg?t=${Date.now()}`; }
   // A multipart picture fires no load event per part, so look for the first picture.
   // With the studio gone, say so rather than wait for a camera.
+  // The marker on the picture says whether it is live, as the event stream does.
   setInterval(() => {
     const lost = document.body.dataset.live === "false";
     $("preview-message").textContent = lost ? "The studio is not answering: reconnecting…" : "Waiting for the camera…";
     $("preview-message").hidden = preview.naturalWidth > 0 && !lost;
-  }, 500);
+    const live = document.body.dataset.live === "true" ? "live" : lost ? "lost" : "connecting";
+    const marker = $("live-marker");
+    if (marker.dataset.live !== live) {
+      marker.dataset.live = live;
+      marker.textContent = live === "live" ? "Live" : live === "lost" ? "Reconnecting…" : "Connecting…";
+    }
+  }, 250);
   preview.addEventListener("error", () => {
     $("preview-message").hidden = false;
     setTimeout(startPreview, 1500);
@@ -33,6 +40,7 @@
     choices($("preset-select"), state.presetChoices.map((p) => ({ value: p.id, label: p.label })), state.preset);
     choices($("filter-select"), state.filters.map((f) => ({ value: f, label: filterLabel(f) })), state.filter);
     $("hud-filter").textContent = filterLabel(state.filter);
+    renderFilterStrip(state.filters, state.filter);
     const single = state.cameras.length < 2;
     $("switch-camera").disabled = single;
     $("switch-reason").hidden = !single;
@@ -51,6 +59,45 @@
       select.value = current;
     }
   }
+
+  // The filter strip beside the shutter: one radio button a filter, one Tab stop (the
+  // arrow keys move along it, as in any radio group). Made once per list of filters.
+  function renderFilterStrip(filters, current) {
+    const strip = $("filter-strip");
+    const key = filters.join(",");
+    if (strip.dataset.filters !== key) {
+      strip.replaceChildren(...filters.map((name) => element("button", {
+        type: "button", role: "radio", class: "filter-chip", "data-filter": name, "aria-checked": "false", tabindex: "-1",
+        text: name === "none" ? "None" : filterLabel(name),
+        onclick: async () => {
+          if (!state || state.filter === name) return;
+          try { render(await api("/api/filter", { method: "POST", body: { id: name } })); }
+          catch (error) { toast(error.message, "error"); load(); }
+        },
+      })));
+      strip.dataset.filters = key;
+    }
+    for (const button of strip.children) {
+      const on = button.dataset.filter === current;
+      button.setAttribute("aria-checked", on ? "true" : "false");
+      button.tabIndex = on ? 0 : -1;
+      if (on && strip.dataset.shown !== current) {
+        // Scroll the strip (not the page) to the chosen filter.
+        strip.scrollLeft = button.offsetLeft - (strip.clientWidth - button.offsetWidth) / 2;
+        strip.dataset.shown = current;
+      }
+    }
+  }
+  $("filter-strip").addEventListener("keydown", (e) => {
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
+    if (!step || !state) return;
+    e.preventDefault();
+    const buttons = [...$("filter-strip").children];
+    const at = buttons.indexOf(document.activeElement);
+    const next = buttons[(Math.max(0, at) + step + buttons.length) % buttons.length];
+    next.focus();
+    next.click();
+  });
 
   function control(id) { return (state && state.controls.find((c) => c.id === id)) || null; }
 
@@ -150,6 +197,22 @@
   }
 
   let wasRecording = null;
+  let announcedStep = 0;
+  let elsewhere = false, recordingHere = false;
+
+  // The level meter on the picture: the studio's measure of the microphone, −60…0 dBFS.
+  function renderMeter(level, peak) {
+    const meter = $("mic-meter");
+    const none = level === null || level === undefined;
+    const fraction = (db) => Math.max(0, Math.min(1, (db + 60) / 60));
+    $("mic-fill").style.width = none ? "0%" : `${(fraction(level) * 100).toFixed(1)}%`;
+    $("mic-peak").style.left = none ? "0%" : `${(fraction(peak) * 100).toFixed(1)}%`;
+    $("mic-peak").hidden = none || peak <= -60;
+    meter.setAttribute("aria-valuenow", none ? "-60" : String(Math.round(Math.max(-60, Math.min(0, level)))));
+    meter.setAttribute("aria-valuetext", none ? "No sound" : level <= -60 ? "Silent" : `${Math.round(level)} dB`);
+    meter.dataset.level = none ? "" : level.toFixed(1);
+    meter.classList.toggle("loud", !none && peak > -3);
+  }
   function renderStatus(s) {
     if (!s) return;
     $("rec-time").textContent = duration(s.recordedSeconds);
@@ -159,22 +222,36 @@
     $("segment-marks").replaceChildren(...marks);
     const none = s.segments === 0;
     // Another page's press is recording: this page's button waits for it.
-    const elsewhere = s.recording && s.recordingPage !== page && !holding;
-    record.disabled = elsewhere;
-    record.setAttribute("aria-label", elsewhere ? "Another page is recording" : "Hold to record");
+    elsewhere = s.recording && s.recordingPage !== page && !holding;
+    recordingHere = s.recording && s.recordingPage === page;
+    renderShutter();
     $("undo").disabled = none || s.recording;
     $("reset").disabled = none || s.recording;
     $("save").disabled = none || s.recording;
+    $("segments-bar").setAttribute("aria-valuenow", String(Math.round(Math.min(100, s.progress * 100))));
+    renderMeter(s.microphoneLevel, s.microphonePeak);
+    // How far the newest preview picture is behind the camera, in frames and milliseconds.
+    const behind = s.previewFrameIndex === null || s.previewFrameIndex === undefined ? null
+      : Math.max(0, s.captureFrameIndex - s.previewFrameIndex);
     const parts = [`${Math.round(s.frameRate)} fps`, `${s.width}×${s.height}`, `${s.droppedFrames} dropped`,
-      `preview ${s.previewFrames} frames, ${s.encodeMilliseconds.toFixed(1)} ms each`];
+      `preview ${s.previewFrames} frames, ${s.encodeMilliseconds.toFixed(1)} ms each to encode`,
+      behind === null ? "preview not running" : `preview ${behind} frames (${Math.round(behind / Math.max(1, s.frameRate) * 1000)} ms) behind`,
+      `${s.previewViewers} viewer${s.previewViewers === 1 ? "" : "s"}`,
+      s.microphoneLevel === null || s.microphoneLevel === undefined ? "no sound" : `microphone ${s.microphoneLevel.toFixed(0)} dBFS`];
     // The figures are for developers, behind Details; errors are for everyone.
     $("status-line").textContent = parts.join(" · ");
     $("status-errors").textContent = (s.errors || []).join(" · ");
     $("status-errors").hidden = !(s.errors || []).length;
     // Recording starts and stops are announced to screen readers.
+    // So is the progress, every five seconds of a recording.
     if (wasRecording !== null && wasRecording !== s.recording) {
       $("announce").textContent = s.recording ? "Recording" : `Paused: ${duration(s.recordedSeconds)} recorded`;
+    } else if (s.recording && limit) {
+      const step = Math.floor(s.recordedSeconds / 5) * 5;
+      if (step > 0 && step !== announcedStep) $("announce").textContent = `Recording: ${step} of ${limit} seconds`;
+      announcedStep = step;
     }
+    if (!s.recording) announcedStep = 0;
     wasRecording = s.recording;
   }
 
@@ -207,6 +284,13 @@
   for (const chip of document.querySelectorAll(".chip[data-zoom]")) {
     chip.addEventListener("click", (e) => { e.stopPropagation(); send("zoom", { value: Number(chip.dataset.zoom) }); });
   }
+  $("flash-chip").addEventListener("click", (e) => {
+    e.stopPropagation();
+    const flash = control("flash");
+    if (!flash || !flash.options) return;
+    const next = flash.options[(flash.options.indexOf(flash.option) + 1) % flash.options.length];
+    send("flash", { option: next });
+  });
   $("torch-chip").addEventListener("click", (e) => {
     e.stopPropagation();
     send("torch", { value: $("torch-chip").getAttribute("aria-pressed") === "true" ? 0 : 1 });
@@ -219,14 +303,27 @@
       chip.setAttribute("aria-pressed", Math.abs(factor - Number(chip.dataset.zoom)) < 0.05 ? "true" : "false");
     }
     $("torch-chip").hidden = !torch || !torch.supported;
+    const flash = control("flash");
+    const flashOn = flash && flash.supported ? flash.option : null;
+    $("flash-chip").hidden = !flashOn;
+    if (flashOn) {
+      const word = flashOn[0].toUpperCase() + flashOn.slice(1);
+      $("flash-chip-text").textContent = word;
+      $("flash-chip").setAttribute("aria-label", `Flash for photos: ${flashOn}`);
+    }
     $("torch-chip").setAttribute("aria-pressed", torch && torch.value ? "true" : "false");
   }
   // The last shot's thumbnail leads to the gallery.
   async function lastShot() {
     try {
       const items = await api("/api/library");
-      $("last-shot").hidden = items.length === 0;
-      if (items.length) { $("last-shot-image").src = items[0].thumbnail; $("last-shot").title = items[0].name; }
+      $("last-shot-image").hidden = items.length === 0;
+      if (items.length) {
+        $("last-shot-image").src = items[0].thumbnail;
+        $("last-shot").setAttribute("aria-label", `Open the gallery: the last ${items[0].kind === "video" ? "video" : "photo"}, ${items[0].name}`);
+      } else {
+        $("last-shot").setAttribute("aria-label", "Open the gallery");
+      }
     } catch (_) { /* the gallery button still leads there */ }
   }
   on("library", lastShot);
@@ -254,9 +351,46 @@
     } catch (error) { toast(error.message, "error"); }
   });
 
-  // The photo shutter.
-  $("photo").addEventListener("click", async () => {
-    const button = $("photo");
+  // One shutter: in Photo mode a press takes a photo; in Video mode it is held to record.
+  const shutter = $("shutter");
+  let mode = sessionStorage.getItem("reel.mode") === "video" ? "video" : "photo";
+  function setMode(next, focus) {
+    if (holding) return;
+    mode = next;
+    sessionStorage.setItem("reel.mode", mode);
+    for (const button of document.querySelectorAll(".modes [role=radio]")) {
+      const on = button.dataset.mode === mode;
+      button.setAttribute("aria-checked", on ? "true" : "false");
+      button.tabIndex = on ? 0 : -1;
+      if (on && focus) button.focus();
+    }
+    document.body.dataset.mode = mode;
+    renderShutter();
+  }
+  function renderShutter() {
+    shutter.classList.toggle("photo", mode === "photo");
+    shutter.classList.toggle("record", mode === "video");
+    shutter.disabled = mode === "video" ? elsewhere : photoBusy;
+    shutter.setAttribute("aria-label", mode === "photo" ? "Take a photo"
+      : elsewhere ? "Another page is recording" : holding ? "Recording: let go, or press again, to pause" : "Hold to record");
+    shutter.setAttribute("aria-pressed", mode === "video" ? (holding ? "true" : "false") : "false");
+    if (mode === "photo") shutter.removeAttribute("aria-pressed");
+    for (const button of document.querySelectorAll(".modes [role=radio]")) button.disabled = holding || recordingHere;
+  }
+  for (const button of document.querySelectorAll(".modes [role=radio]")) {
+    button.addEventListener("click", () => setMode(button.dataset.mode, false));
+    button.addEventListener("keydown", (e) => {
+      if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(e.key)) {
+        e.preventDefault();
+        setMode(mode === "photo" ? "video" : "photo", true);
+      }
+    });
+  }
+
+  let photoBusy = false;
+  async function takePhoto() {
+    const button = shutter;
+    photoBusy = true;
     button.disabled = true;
     const flash = $("flash");
     flash.classList.remove("go");
@@ -268,36 +402,43 @@
       $("photo-caption").textContent = `${photo.item.name} · ${photo.item.width}×${photo.item.height} · saved to the library`;
       $("photo-dialog").showModal();
     } catch (error) { toast(error.message, "error"); }
-    button.disabled = false;
-  });
+    photoBusy = false;
+    renderShutter();
+  }
+  shutter.addEventListener("click", (e) => { if (mode === "photo") { e.preventDefault(); takePhoto(); } });
 
   // Hold to record, let go to pause. Each press has a number: the studio refuses a start
   // that arrives after its own release, and ends the segment only at this page's release.
-  const record = $("record");
+  const record = shutter;
   let press = 0;
+  let byKeyboard = false;
   let pressedAt = 0;
   async function hold(event) {
     if (event) event.preventDefault();
-    if (holding || record.disabled) return;
+    if (mode !== "video" || holding || record.disabled) return;
     holding = true;
     press += 1;
     const mine = press;
     // The input's own time: a busy page may run this handler late.
     pressedAt = event && event.timeStamp ? event.timeStamp : performance.now();
     record.classList.add("held");
+    renderShutter();
     try { renderStatus(await api("/api/segments/start", { method: "POST", body: { page, press: mine } })); }
     catch (error) {
       // A start refused because its release came first says nothing: the release says it.
       if (mine !== press || !holding) return;
       holding = false;
       record.classList.remove("held");
+      renderShutter();
       toast(error.message.startsWith("another page") ? "Another page is recording; wait for it to let go." : error.message, "error");
     }
   }
   async function release(event) {
     if (!holding) return;
     holding = false;
+    byKeyboard = false;
     record.classList.remove("held");
+    renderShutter();
     const held = ((event && event.timeStamp ? event.timeStamp : performance.now()) - pressedAt) / 1000;
     try {
       // How long the button was down, as the page saw it, decides a tap (requests may arrive late).
@@ -308,11 +449,24 @@
       }
     } catch (error) { toast(error.message, "error"); }
   }
-  record.addEventListener("pointerdown", (e) => { record.setPointerCapture(e.pointerId); hold(e); });
-  record.addEventListener("pointerup", release);
-  record.addEventListener("pointercancel", release);
-  record.addEventListener("keydown", (e) => { if ((e.key === " " || e.key === "Enter") && !e.repeat) hold(e); });
-  record.addEventListener("keyup", (e) => { if (e.key === " " || e.key === "Enter") release(); });
+  record.addEventListener("pointerdown", (e) => {
+    if (mode !== "video" || e.button !== 0) return;
+    record.setPointerCapture(e.pointerId);
+    hold(e);
+  });
+  record.addEventListener("pointerup", (e) => { if (!byKeyboard) release(e); });
+  record.addEventListener("pointercancel", (e) => { if (!byKeyboard) release(e); });
+  // From the keyboard a key cannot be held comfortably (and repeats): Space or Enter
+  // starts, the next press pauses. The 300 ms rule still applies between the two.
+  record.addEventListener("keydown", (e) => {
+    if (mode !== "video" || (e.key !== " " && e.key !== "Enter")) return;
+    e.preventDefault();
+    if (e.repeat) return;
+    if (holding) { release(e); return; }
+    byKeyboard = true;
+    hold(e);
+  });
+  record.addEventListener("keyup", (e) => { if (mode === "video" && (e.key === " " || e.key === "Enter")) e.preventDefault(); });
   record.addEventListener("contextmenu", (e) => e.preventDefault());
   // Leaving (reload, another page, closing the tab) lets go at once; the studio would also
   // notice this page's event stream closing.
@@ -346,9 +500,9 @@
     button.disabled = false;
   }
   $("save").addEventListener("click", saveVideo);
-  $("video-dialog").addEventListener("close", () => { $("video-result").pause(); record.focus(); });
-  // Closing the photo dialog returns to the shutter.
-  $("photo-dialog").addEventListener("close", () => $("photo").focus());
+  // Closing the review or the photo dialog returns to the shutter.
+  $("video-dialog").addEventListener("close", () => { $("video-result").pause(); shutter.focus(); });
+  $("photo-dialog").addEventListener("close", () => shutter.focus());
 
   on("status", renderStatus);
   on("state", render);
@@ -358,9 +512,12 @@
   on("limit", async (event) => {
     if (event.page !== page) return;
     holding = false;
+    byKeyboard = false;
     record.classList.remove("held");
+    renderShutter();
     toast(`${event.seconds} seconds: saving your video…`);
     saveVideo();
   });
+  setMode(mode, false);
   load();
 })();

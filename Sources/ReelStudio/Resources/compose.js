@@ -278,6 +278,8 @@
       order = order.filter((o) => videos.some((v) => v.name === o.name));
       const job = (await api("/api/state")).compose;
       if (job && job.state === "exporting" && !running) { restore(job.request); watching = job.id; show(job); poll(job.id); }
+      // A progress event that came first has set it running (and polling): its choices still come back.
+      else if (job && job.state === "exporting" && order.length === 0) { restore(job.request); show(job); }
       else if (job) show(job);
       render();
     } catch (error) { toast(error.message, "error"); }

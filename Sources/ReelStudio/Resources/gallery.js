@@ -1,6 +1,6 @@
 "use strict";
 (() => {
-  const { $, api, toast, on, duration, bytes, date, element } = Studio;
+  const { $, api, toast, on, duration, bytes, element } = Studio;
   let items = [];
   let kind = "all";
   let pending = null;
@@ -15,7 +15,7 @@
 
   // A title a person reads at a glance: "Video · 0:05 · 20:36"; the file's name stays in the tooltip and the viewer.
   function title(item) {
-    const time = new Date(item.created * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    const time = new Date(item.created * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
     if (item.kind !== "video") return `Photo · ${time}`;
     const seconds = Math.floor(item.duration || 0);
     return `Video · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} · ${time}`;
@@ -23,7 +23,7 @@
 
   function card(item) {
     const label = item.kind === "video" ? duration(item.duration) : "Photo";
-    const thumb = element("button", { class: "thumb", type: "button", "aria-label": `Open ${item.name}`, onclick: () => open(item) }, [
+    const thumb = element("button", { class: "thumb", type: "button", "aria-label": `Open ${title(item)}`, onclick: () => open(item) }, [
       element("img", { src: item.thumbnail, alt: "", loading: "lazy" }),
       element("span", { class: "badge", text: label }),
     ]);
@@ -32,13 +32,27 @@
       thumb,
       element("div", { class: "meta" }, [
         element("div", { class: "name", text: title(item), title: item.name }),
-        element("div", { class: "sub", text: `${size}${bytes(item.bytes)} · ${date(item.created)}` }),
+        element("div", { class: "sub", text: `${size}${bytes(item.bytes)} · ${new Date(item.created * 1000).toLocaleDateString([], { month: "short", day: "numeric" })}` }),
       ]),
+      // Small icon buttons keep the grid dense; their names say which item they act on.
       element("div", { class: "row" }, [
-        element("a", { class: "button", href: `${item.url}?download=1`, download: item.name, text: "Download" }),
-        element("button", { type: "button", class: "delete", text: "Delete", onclick: () => confirmDelete(item) }),
+        icon(element("a", { class: "button icon", href: `${item.url}?download=1`, download: item.name,
+          "aria-label": `Download ${title(item)}`, title: "Download" }), "M12 3v12M7 10l5 5 5-5M5 20h14"),
+        icon(element("button", { type: "button", class: "delete icon", "aria-label": `Delete ${title(item)}`, title: "Delete",
+          onclick: () => confirmDelete(item) }), "M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13"),
       ]),
     ]);
+  }
+
+  function icon(node, path) {
+    const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("viewBox", "0 0 24 24");
+    svg.setAttribute("aria-hidden", "true");
+    const line = document.createElementNS("http://www.w3.org/2000/svg", "path");
+    line.setAttribute("d", path);
+    svg.append(line);
+    node.append(svg);
+    return node;
   }
 
   // The viewer steps through the items shown: buttons, arrow keys, or a swipe.
@@ -84,7 +98,21 @@
     $("viewer").close();
     if (item) confirmDelete(item);
   });
-  $("viewer").addEventListener("close", () => $("viewer-media").replaceChildren());
+  // Closing the viewer (Close, Escape) returns focus to the card of the item it showed last,
+  // or, when that item went, to the grid's first card; the confirmation returns to its Delete.
+  function refocus(name, selector) {
+    const card = [...document.querySelectorAll("article.item")].find((a) => a.dataset.name === name)
+      || document.querySelector("article.item");
+    const target = card ? card.querySelector(selector) || card.querySelector(".thumb") : $("gallery-summary");
+    if (target) target.focus();
+  }
+  $("viewer").addEventListener("close", () => {
+    const item = shown()[viewing];
+    $("viewer-media").replaceChildren();
+    if (!$("confirm").open && item) refocus(item.name, ".thumb");
+  });
+  let deleting = false;
+  $("confirm").addEventListener("close", () => { if (!deleting && pending) refocus(pending.name, "button.delete"); });
 
   function confirmDelete(item) {
     pending = item;
@@ -92,14 +120,18 @@
     $("confirm").showModal();
   }
   $("confirm-delete").addEventListener("click", async () => {
+    deleting = true;
     $("confirm").close();
-    if (!pending) return;
+    if (!pending) { deleting = false; return; }
     try {
       items = await api(`/api/library/${encodeURIComponent(pending.name)}`, { method: "DELETE" });
       offerUndo(pending.name);
       render();
-    } catch (error) { toast(error.message, "error"); }
+      // The item went: focus moves to its Undo.
+      $("undo-delete").focus();
+    } catch (error) { toast(error.message, "error"); refocus(pending.name, "button.delete"); }
     pending = null;
+    deleting = false;
   });
 
   // A delete can be undone for a while (until the studio restarts, the file waits in the trash).

@@ -75,5 +75,10 @@ struct StudioStatus: Encodable, Sendable {
     var segmentEnds: [Double]
     /// 0…1 of the 15 s a short video may last.
     var progress: Double
+    /// The microphone's average power over the last quarter second, in dBFS (−120 for
+    /// silence); nil with no microphone or none delivering sound.
+    var microphoneLevel: Double?
+    /// The loudest sample of the last second, in dBFS.
+    var microphonePeak: Double?
     var errors: [String]
 }
