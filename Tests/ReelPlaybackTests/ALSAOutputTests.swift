@@ -1,4 +1,5 @@
 import Foundation
+import ReelPlayback
 import ReelTestSupport
 import Testing
 
@@ -103,6 +104,15 @@ import Testing
             "ALSA file PCM: \(heard.count / 2) frames written, the sound from frame \(first / 2), "
                 + "equal to the source from its frame \(start / 2) to its end (\(count / 2) frames); played in \(String(format: "%.2f", wall)) s, "
                 + "underruns \(stats["underruns"] ?? "?")")
+    }
+
+    /// `audioOutputDeviceUniqueID` says where the player's sound goes: ALSA's `null` PCM
+    /// (in every ALSA configuration, no sound card needed) by its name, nothing for `.none`.
+    @Test func thePlayerSaysWhichDeviceItPlaysTo() throws {
+        let directory = try Paths.temporaryDirectory("reel-play-alsa-name")
+        let item = PlayerItem(url: try Self.makeClip(in: directory))
+        #expect(Player(playerItem: item, audioDevice: .alsa(device: "null")).audioOutputDeviceUniqueID == "alsa:null")
+        #expect(Player(playerItem: item, audioDevice: .none).audioOutputDeviceUniqueID == nil)
     }
 
     @Test func withNeitherThePlayerRunsSilentlyAndANamedDeviceThatCannotOpenIsRefused() throws {
