@@ -30,17 +30,21 @@ struct SteppedCapture {
     /// - Returns: Whether `done` came true.
     @discardableResult
     func advance(until done: () -> Bool, limit: Double = 60, wait: TimeInterval = 60) -> Bool {
+        // `done` is asked once a turn and its answer kept: it may consume what it checks
+        // (a semaphore's signal).
+        var finished = done()
         var moved = 0.0
-        while !done(), moved < limit {
+        while !finished, moved < limit {
             clock.advance(seconds: 1.0 / 120)
             moved += 1.0 / 120
+            finished = done()
         }
         let deadline = Date().addingTimeInterval(wait)
-        while !done() {
-            guard Date() < deadline else { return false }
+        while !finished, Date() < deadline {
             usleep(2_000)
+            finished = done()
         }
-        return true
+        return finished
     }
 
     /// `body` (a call that blocks until the session has delivered something, such as a
