@@ -642,6 +642,11 @@ def screens(driver, folder):
                      " document.querySelectorAll('#clip-list .clip').length > 0 &&"
                      " [...document.querySelectorAll('#clip-list img')].every(i => i.complete)")
         driver.execute_script("for (const b of [...document.querySelectorAll('#clip-list button.add')].slice(0, 3)) b.click();")
+        # The composition's preview renders and loads before the picture is taken and the
+        # page left (leaving with it half-loaded hung the next page's load for 30 s).
+        wait(driver, "const p = document.getElementById('preview').dataset.state;"
+                     " return (p === 'ready' && document.getElementById('preview-video').readyState >= 2) || p === 'failed'",
+             timeout=60)
         time.sleep(0.5)
         if mobile:
             # The whole page, as a phone would scroll through it.
@@ -650,7 +655,11 @@ def screens(driver, folder):
             time.sleep(0.3)
         shot(f"v2-compose-{width}.png")
         # Leave the page before the next width's emulation (Chromium's renderer hung on the
-        # way from the tall phone compose page to a desktop-sized camera page otherwise).
+        # way from the tall phone compose page to a desktop-sized camera page otherwise). The
+        # composition preview's <video> is let go first: with it still loading, the next
+        # page's load hung the renderer for 30 s at the next width.
+        driver.execute_script("for (const v of document.querySelectorAll('video')) {"
+                              " v.pause(); v.removeAttribute('src'); v.load(); }")
         driver.get("about:blank")
         size(driver, width, height, mobile)
         overflow = driver.execute_script("return document.documentElement.scrollWidth - innerWidth")
