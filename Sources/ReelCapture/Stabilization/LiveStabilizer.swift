@@ -6,7 +6,7 @@ public import ReelCore
 /// (``GlobalMotionEstimator/rigidMotion(from:to:)``), adds up to the camera's path; the path
 /// smoothed with a Gaussian over a window of frames around each one is where the camera
 /// should have been; each picture is cropped to 90 % of its width and height, turned and
-/// moved to the place that puts it there (``RotatedCopy``, to the nearest pixel), and scaled
+/// moved to the place that puts it there (`RotatedCopy`, to the nearest pixel), and scaled
 /// back to its size.
 ///
 /// A picture waits for the `radius` frames after it (the window's future half), so it

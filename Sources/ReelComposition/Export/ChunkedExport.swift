@@ -32,7 +32,7 @@ public enum ChunkedExport {
         try part.exportSynchronously(progressHandler: progressHandler)
     }
 
-    /// Whether `session`'s composition has sound for ``renderSound(of:to:)`` to render.
+    /// Whether `session`'s composition has sound for `renderSound(of:to:)` to render.
     public static func hasSound(_ session: ExportSession) -> Bool { ExportSession.hasSound(session.composition) }
 
     /// Renders the sound of the whole timeline of `session` (its audio mix and pitch
@@ -75,7 +75,7 @@ public enum ChunkedExport {
     }
 
     /// Joins the rendered chunks of `plan` (`chunkFiles[i]` holds `plan.chunks[i]`) by stream
-    /// copy, in timeline order, and muxes the sound (from ``renderSound(of:to:)``) beside
+    /// copy, in timeline order, and muxes the sound (from `renderSound(of:to:)`) beside
     /// them, copied too: nothing is decoded or encoded. The index goes in front of the media
     /// (moov first); the output is checked (picture and sound over the plan's duration) and
     /// appears only when complete.
