@@ -156,27 +156,28 @@ public struct GlobalMotionEstimator: Sendable {
         return fit
     }
 
+    /// Over the kept `shifts` at `positions`: their count, Σp, Σp², Σd and Σp·d (the sums
+    /// the normal equations of `fit` take, for each axis).
+    private static func sums(of shifts: [Double], at positions: [Double],
+                             keeping keep: [Bool]) -> (Double, Double, Double, Double, Double) {
+        var n = 0.0, sp = 0.0, spp = 0.0, sd = 0.0, spd = 0.0
+        for i in shifts.indices where keep[i] {
+            n += 1
+            sp += positions[i]
+            spp += positions[i] * positions[i]
+            sd += shifts[i]
+            spd += positions[i] * shifts[i]
+        }
+        return (n, sp, spp, sd, spd)
+    }
+
     /// The least-squares translation and turn through the kept shifts: `dx[i] ≈ tx − θ·y[i]`,
     /// `dy[j] ≈ ty + θ·x[j]`. Nil when the kept shifts cannot decide them (fewer than two on an axis).
     private static func fit(dx: [Double], at bandY: [Double], keeping keepX: [Bool],
                             dy: [Double], at stripeX: [Double], keeping keepY: [Bool]) -> (dx: Double, dy: Double, angle: Double)? {
         // Normal equations in (tx, ty, θ).
-        var nx = 0.0, sy = 0.0, syy = 0.0, sdx = 0.0, sydx = 0.0
-        for i in dx.indices where keepX[i] {
-            nx += 1
-            sy += bandY[i]
-            syy += bandY[i] * bandY[i]
-            sdx += dx[i]
-            sydx += bandY[i] * dx[i]
-        }
-        var ny = 0.0, sx = 0.0, sxx = 0.0, sdy = 0.0, sxdy = 0.0
-        for j in dy.indices where keepY[j] {
-            ny += 1
-            sx += stripeX[j]
-            sxx += stripeX[j] * stripeX[j]
-            sdy += dy[j]
-            sxdy += stripeX[j] * dy[j]
-        }
+        let (nx, sy, syy, sdx, sydx) = sums(of: dx, at: bandY, keeping: keepX)
+        let (ny, sx, sxx, sdy, sxdy) = sums(of: dy, at: stripeX, keeping: keepY)
         guard nx >= 2, ny >= 2 else { return nil }
         // tx = (sdx + θ·sy) / nx, ty = (sdy − θ·sx) / ny; substituted into the θ equation.
         let a = syy + sxx - sy * sy / nx - sx * sx / ny
