@@ -50,7 +50,8 @@ const listen = () => {
   try {
     const stream = v.captureStream ? v.captureStream() : null;
     if (!stream || stream.getAudioTracks().length === 0) return;
-    const context = new AudioContext();
+    // No sound device here: the analyser's context renders to no output device at all.
+    const context = new AudioContext({sinkId: {type: 'none'}});
     analyser = context.createAnalyser();
     analyser.fftSize = 2048;
     context.createMediaStreamSource(stream).connect(analyser);
@@ -90,17 +91,30 @@ SCRUB = """
 const time = arguments[0], done = arguments[arguments.length - 1];
 const v = document.getElementById('preview-video');
 const scrub = document.getElementById('preview-scrub');
+const step = Number(scrub.step) || 1 / 30;
 const code = () => { %s };
+// The frames the element presents, as their media times: a frame is read only once the
+// element has presented the one its settled time falls in. Reading at 'seeked' alone, or a
+// fixed wait after it, reads the frame before under load (the compositor presents later).
+let presented = -1;
+const watch = (now, meta) => { presented = meta.mediaTime; if (!answered) v.requestVideoFrameCallback(watch); };
 let answered = false;
-const answer = () => { if (answered) return; answered = true;
-  done({asked: time, playhead: Number(scrub.value), currentTime: v.currentTime, code: code()}); };
-v.addEventListener('seeked', () => {
-  if (v.requestVideoFrameCallback) v.requestVideoFrameCallback(() => answer());
-  setTimeout(answer, 500);
-}, {once: true});
+const answer = (settled) => { if (answered) return; answered = true;
+  done({asked: time, playhead: Number(scrub.value), currentTime: v.currentTime, presented: presented,
+        settled: settled, code: code()}); };
+v.requestVideoFrameCallback(watch);
 scrub.value = time;
 scrub.dispatchEvent(new Event('input', {bubbles: true}));
-setTimeout(answer, 5000);
+const started = performance.now();
+const poll = () => {
+  if (answered) return;
+  if (!v.seeking && presented >= 0 && Math.abs(presented + step / 2 - v.currentTime) < step * 0.75) { answer(true); return; }
+  // A seek within the frame already shown may present nothing new: after 2 s, read what is shown.
+  if (performance.now() - started > 2000 && !v.seeking && presented < 0) { answer(false); return; }
+  if (performance.now() - started > 8000) { answer(false); return; }
+  setTimeout(poll, 10);
+};
+poll();
 """ % CODE.replace("\n", "\n  ")
 
 

@@ -229,17 +229,33 @@
         video.src = `${job.result.url}?v=${job.id}`;
         $("result-caption").textContent = `${job.result.name} · ${duration(job.result.duration)} · ${job.result.width}×${job.result.height}`;
         $("result-download").href = `${job.result.url}?download=1`;
+        load(false);
         if (watching === job.id) {
-          const reveal = () => $("result").scrollIntoView({ block: "center", behavior: "instant" });
-          reveal();
-          // Once the video knows its size the card is taller: bring it into view again.
-          video.addEventListener("loadedmetadata", reveal, { once: true });
+          revealResult();
           video.play().catch(() => {});
         }
-        load(false);
       }
     }
     render();
+  }
+  // The finished export's card, brought into view and kept there while the page above it
+  // settles (the library gains the new file, the preview and the result learn their sizes),
+  // until the person scrolls or presses a key, or 10 s have passed.
+  function revealResult() {
+    const reveal = () => $("result").scrollIntoView({ block: "center", behavior: "instant" });
+    reveal();
+    const settling = new ResizeObserver(reveal);
+    const events = ["wheel", "touchstart", "keydown", "pointerdown"];
+    const end = () => {
+      settling.disconnect();
+      clearTimeout(timer);
+      for (const name of events) removeEventListener(name, end);
+    };
+    const timer = setTimeout(end, 10000);
+    for (const name of events) addEventListener(name, end, { passive: true });
+    settling.observe(document.body);
+    settling.observe($("result").parentElement);
+    settling.observe($("result"));
   }
   on("compose", (job) => {
     if (job.state === "exporting" && watching !== job.id) { watching = job.id; poll(job.id); }
