@@ -13,6 +13,7 @@ import pathlib
 import sys
 import tempfile
 
+from seeking import seek_then
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
@@ -35,31 +36,18 @@ def main():
         driver.get(page.as_uri())
         shown = []
         for moment in times:
-            shown.append(driver.execute_async_script("""
-                const t = arguments[0], done = arguments[arguments.length - 1], v = document.getElementById('v');
-                const go = () => {
-                    const draw = () => {
-                        const c = document.getElementById('c');
-                        c.width = v.videoWidth; c.height = v.videoHeight;
-                        const g = c.getContext('2d');
-                        g.drawImage(v, 0, 0);
-                        let n = 0;
-                        for (let b = 0; b < 8 && b * 40 + 20 < c.width; b++) {
-                            const p = g.getImageData(b * 40 + 20, Math.floor(c.height / 4), 1, 1).data;
-                            if (p[0] + p[1] + p[2] > 384) n |= 1 << b;
-                        }
-                        done([v.currentTime, n]);
-                    };
-                    v.onseeked = () => {
-                        if (!v.requestVideoFrameCallback) { draw(); return; }
-                        let drawn = false;
-                        v.requestVideoFrameCallback(() => { if (!drawn) { drawn = true; draw(); } });
-                        setTimeout(() => { if (!drawn) { drawn = true; draw(); } }, 500);
-                    };
-                    v.currentTime = t;
-                };
-                if (v.readyState >= 1) go(); else v.onloadedmetadata = go;
-            """, moment))
+            shown.append(driver.execute_async_script(seek_then("""
+                const c = document.getElementById('c');
+                c.width = v.videoWidth; c.height = v.videoHeight;
+                const g = c.getContext('2d');
+                g.drawImage(v, 0, 0);
+                let n = 0;
+                for (let b = 0; b < 8 && b * 40 + 20 < c.width; b++) {
+                    const p = g.getImageData(b * 40 + 20, Math.floor(c.height / 4), 1, 1).data;
+                    if (p[0] + p[1] + p[2] > 384) n |= 1 << b;
+                }
+                done([v.currentTime, n]);
+            """), moment))
         played = driver.execute_async_script("""
             const done = arguments[arguments.length - 1], v = document.getElementById('v');
             v.currentTime = 0;

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 
+from seeking import seek_then
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
@@ -54,26 +55,12 @@ def seek(driver, media, times):
     driver.set_script_timeout(30)
     shown = []
     for moment in times:
-        shown.append(driver.execute_async_script("""
-            const t = arguments[0], done = arguments[arguments.length - 1], v = document.getElementById('v');
-            const go = () => {
-                const draw = () => {
-                    const c = document.getElementById('c').getContext('2d');
-                    c.drawImage(v, 0, 0, 16, 16);
-                    const p = c.getImageData(8, 8, 1, 1).data;
-                    done([v.currentTime, p[0], p[1], p[2]]);
-                };
-                // Draw once the sought picture is presented (or after 500 ms without a callback).
-                v.onseeked = () => {
-                    if (!v.requestVideoFrameCallback) { draw(); return; }
-                    let drawn = false;
-                    v.requestVideoFrameCallback(() => { if (!drawn) { drawn = true; draw(); } });
-                    setTimeout(() => { if (!drawn) { drawn = true; draw(); } }, 500);
-                };
-                v.currentTime = t;
-            };
-            if (v.readyState >= 1) go(); else v.onloadedmetadata = go;
-        """, moment))
+        shown.append(driver.execute_async_script(seek_then("""
+            const c = document.getElementById('c').getContext('2d');
+            c.drawImage(v, 0, 0, 16, 16);
+            const p = c.getImageData(8, 8, 1, 1).data;
+            done([v.currentTime, p[0], p[1], p[2]]);
+        """), moment))
     return shown
 
 
