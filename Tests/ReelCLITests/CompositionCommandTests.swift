@@ -60,6 +60,18 @@ import Testing
         #expect(try FFprobe.probe(out).streams(ofType: "video").first?.width == 320)
     }
 
+    private func fifo() throws -> String {
+        let path = directory.appendingPathComponent("pipe.json").path
+        guard mkfifo(path, 0o600) == 0 else { throw TestFailure("mkfifo \(path): errno \(errno)") }
+        return path
+    }
+
+    private func hugeSpec() throws -> String {
+        let url = directory.appendingPathComponent("huge.json")
+        try Data(repeating: 0x20, count: 17 * 1_048_576).write(to: url)
+        return url.path
+    }
+
     @Test func badRequestsGiveOneLine() throws {
         let input = try clips(1)[0]
         let out = directory.appendingPathComponent("x.mp4").path
@@ -70,6 +82,12 @@ import Testing
             (["merge", input.path, directory.appendingPathComponent("missing.mp4").path, "-o", out], 2, "no such file"),
             (["export", input.path, "-o", directory.appendingPathComponent("x.webm").path], 1, "must end in .mp4"),
             (["demo", "--clips", directory.appendingPathComponent("nothing").path, "-o", out], 2, "holds no .mp4 clips"),
+            // A spec that is a device or a pipe is refused before it is read (/dev/zero never
+            // ends, a pipe with no writer never answers); one over 16 MiB is not a spec.
+            (["compose", "/dev/null", "-o", out], 2, "/dev/null: is a device, pipe or socket"),
+            (["compose", "/dev/zero", "-o", out], 2, "/dev/zero: is a device, pipe or socket"),
+            (["compose", try fifo(), "-o", out], 2, "pipe.json: is a device, pipe or socket"),
+            (["compose", try hugeSpec(), "-o", out], 2, "huge.json: is 17 MiB; a spec is JSON of at most 16 MiB"),
         ]
         for (arguments, status, text) in cases {
             let result = try ProcessRunner.reel(arguments, timeout: 120)

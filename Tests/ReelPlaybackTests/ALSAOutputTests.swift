@@ -144,5 +144,17 @@ import Testing
         #expect(
             misspelt.status != 0 && misspelt.standardError.contains("pulse, pulse:SINK, alsa, alsa:PCM or none"),
             "\(misspelt.standardError)")
+        // An empty --audio names nothing (leaving it out means automatic), and a misspelt
+        // REEL_AUDIO_DEVICE is refused rather than passed over.
+        let empty = try ProcessRunner.run(
+            Paths.reelBinary.path, ["play", clip.path, "--no-window", "--audio", ""], timeout: 60, environment: environment)
+        #expect(empty.status != 0 && empty.standardError.contains("--audio ''"), "\(empty.standardError)")
+        let variable = try ProcessRunner.run(
+            Paths.reelBinary.path, ["play", clip.path, "--no-window", "--for", "0.2"], timeout: 60,
+            environment: environment.merging(["REEL_AUDIO_DEVICE": "puls"]) { $1 })
+        #expect(
+            variable.status != 0 && variable.standardError.contains("REEL_AUDIO_DEVICE=puls")
+                && variable.standardError.split(separator: "\n").count == 1,
+            "\(variable.standardError)")
     }
 }

@@ -55,11 +55,10 @@ struct PlayCommand: Command {
 
         var device = AudioDevice.automatic
         if let spelling = arguments.value("audio") {
-            guard let chosen = AudioDevice(spelling: spelling) else {
-                throw ReelError(.invalidArgument, "an audio device is pulse, pulse:SINK, alsa, alsa:PCM or none",
-                                subject: "--audio \(spelling)")
-            }
-            device = chosen
+            device = try Self.audioDevice(spelling, subject: "--audio \(spelling.isEmpty ? "''" : spelling)")
+        } else if let spelling = ProcessInfo.processInfo.environment["REEL_AUDIO_DEVICE"], !spelling.isEmpty {
+            // The player reads the variable itself; a misspelt one would be passed over in silence.
+            _ = try Self.audioDevice(spelling, subject: "REEL_AUDIO_DEVICE=\(spelling)")
         }
         let player = Player(playerItem: item, audioDevice: arguments.flag("no-sound") ? .none : device)
         if device != .automatic, device != .none, !player.outputsSound {
@@ -206,6 +205,16 @@ struct PlayCommand: Command {
     }
 
     /// A file's item, or a spec's composition with its video composition and mix.
+    /// The device a spelling names, or one line saying what the spellings are: an empty or
+    /// blank `--audio` names none (it is not "automatic": leave the option out for that).
+    static func audioDevice(_ spelling: String, subject: String) throws(ReelError) -> AudioDevice {
+        guard !spelling.trimmingCharacters(in: .whitespaces).isEmpty, let device = AudioDevice(spelling: spelling) else {
+            throw ReelError(.invalidArgument, "an audio device is auto, pulse, pulse:SINK, alsa, alsa:PCM or none",
+                            subject: subject)
+        }
+        return device
+    }
+
     static func item(_ path: String) throws(ReelError) -> PlayerItem {
         let url = URL(fileURLWithPath: path)
         guard url.pathExtension.lowercased() == "json" else {

@@ -2,16 +2,31 @@ public import Foundation
 public import ReelCore
 
 extension CompositionSpec {
+    /// The largest spec file read (16 MiB): a spec names its media, it does not hold them.
+    static let largestFile: UInt64 = 16 * 1_048_576
+
     /// Reads and checks a spec file.
-    /// - Parameter url: The spec file (JSON).
+    /// - Parameter url: The spec file (JSON): a regular file of at most 16 MiB.
     /// - Throws: ``ReelError`` `.invalidData` naming the spec path of the problem
-    ///   (`clips[1].range.end: …`), for bad JSON, a wrong type, a missing or unknown key.
+    ///   (`clips[1].range.end: …`), for bad JSON, a wrong type, a missing or unknown key;
+    ///   `.invalidArgument` for a device, pipe or socket.
     public init(contentsOf url: URL) throws(ReelError) {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
             throw ReelError(.fileNotFound, "no such file", subject: url.path)
         }
         guard !isFolder.boolValue else { throw ReelError(.isDirectory, "is a directory, not a spec", subject: url.path) }
+        // A device, pipe or socket is refused before it is read: /dev/zero never ends, a pipe
+        // with no writer never answers, and /dev/null reads as an empty spec.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+            throw ReelError(.invalidArgument, "is a device, pipe or socket, not a spec file", subject: url.path)
+        }
+        if let size = (attributes?[.size] as? NSNumber)?.uint64Value, size > Self.largestFile {
+            throw ReelError(
+                .invalidData, "is \(size / 1_048_576) MiB; a spec is JSON of at most \(Self.largestFile / 1_048_576) MiB",
+                subject: url.path)
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)
