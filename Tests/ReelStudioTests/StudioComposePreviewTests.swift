@@ -110,14 +110,7 @@ struct StudioComposePreviewAPITests {
         #expect(made.status == 200)
         let preview = try #require(try JSONSerialization.jsonObject(with: made.body) as? [String: Any])
         let url = try #require(preview["url"] as? String)
-        var ready = false
-        let deadline = Date().addingTimeInterval(60)
-        while !ready, Date() < deadline {
-            let now = try JSONSerialization.jsonObject(with: try RawHTTP.get("/api/compose/preview", port: studio.port).body)
-            ready = (now as? [String: Any])?["state"] as? String == "ready"
-            if !ready { usleep(100_000) }
-        }
-        #expect(ready)
+        #expect(try Self.waitUntilReady(studio))
         let part = try RawHTTP.get(url, port: studio.port, headers: ["Range: bytes=0-99"])
         #expect(part.status == 206 && part.body.count == 100, "\(part.status) \(part.body.count)")
         #expect(part.body.subdata(in: 4..<8) == Data("ftyp".utf8))
@@ -127,5 +120,46 @@ struct StudioComposePreviewAPITests {
         #expect(abs((probe.duration ?? 0) - 2.0) < 0.05, "the preview of clip A alone lasts 2 s")
         #expect(probe.streams.contains { $0.codecType == "audio" })
         try FileManager.default.removeItem(at: file)
+    }
+
+    /// Whether the studio's current preview became ready within 60 s.
+    static func waitUntilReady(_ studio: StudioProcess) throws -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let now = try JSONSerialization.jsonObject(with: try RawHTTP.get("/api/compose/preview", port: studio.port).body)
+            if (now as? [String: Any])?["state"] as? String == "ready" { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+
+    /// A studio killed (SIGKILL: no chance to clean up) leaves its preview folder behind;
+    /// the next studio started removes it, and leaves a running studio's alone.
+    @Test func aKilledStudiosPreviewFolderIsRemovedByTheNextStudio() throws {
+        let temporary = try Paths.temporaryDirectory("reel-studio-tmp")
+        let previews = {
+            try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("reel-studio-preview-") }
+        }
+        let library = try StudioComposePreviewTests.makeLibrary()
+        let running = try StudioProcess(library: library, environment: ["TMPDIR": temporary.path])
+        let killed = try StudioProcess(library: library, environment: ["TMPDIR": temporary.path])
+        for studio in [running, killed] {
+            let made = try RawHTTP.post(
+                "/api/compose/preview", body: #"{"clips": ["Clip A.mp4"], "transition": "none"}"#, port: studio.port)
+            #expect(made.status == 200)
+            #expect(try Self.waitUntilReady(studio))
+        }
+        let made = try previews()
+        #expect(made.count == 2, "one preview folder a studio: \(made)")
+        kill(killed.process.processIdentifier, SIGKILL)
+        killed.process.waitUntilExit()
+        #expect(try previews() == made, "a killed studio cannot clean up")
+
+        let next = try StudioProcess(library: library, environment: ["TMPDIR": temporary.path])
+        let left = try previews()
+        #expect(left.count == 1 && left.first?.contains("-\(running.process.processIdentifier)-") == true, "\(left)")
+        _ = next.stop()
+        _ = running.stop()
+        #expect(try previews().isEmpty, "a studio that stops removes its own")
     }
 }

@@ -65,7 +65,26 @@ final class ComposePreview: Sendable {
 
     init(events: EventHub) {
         self.events = events
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("reel-studio-preview-\(UUID().uuidString)")
+        let temporary = FileManager.default.temporaryDirectory
+        folder = temporary.appendingPathComponent("\(Self.folderPrefix)\(getpid())-\(UUID().uuidString)")
+        Self.removeOrphans(in: temporary)
+    }
+
+    /// What every preview folder's name starts with; the studio's process ID follows.
+    static let folderPrefix = "reel-studio-preview-"
+
+    /// Removes the preview folders of studios that ended without closing (killed, or
+    /// crashed): those whose process ID names no running process.
+    /// - Parameter temporary: The folder the previews are made in.
+    static func removeOrphans(in temporary: URL) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        for name in names where name.hasPrefix(folderPrefix) {
+            let rest = name.dropFirst(folderPrefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else { continue }
+            if kill(pid, 0) == -1, errno == ESRCH {
+                try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+            }
+        }
     }
 
     /// The preview of `plan`: the one already made or being made if nothing it comes from
