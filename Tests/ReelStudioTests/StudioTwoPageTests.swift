@@ -60,7 +60,9 @@ struct StudioTwoPageTests {
               + "\(seconds.map { $0.map { String(format: "%.3f", $0) } ?? "never" }) s")
         #expect(seconds.allSatisfy { $0 != nil }, "every change reaches the other page: \(delays)")
         #expect(result["camera"] as? String == "PhotoEffectMono" && result["chipPressed"] as? String == "true", "\(result)")
-        expectInRealTime { #expect(seconds.allSatisfy { ($0 ?? 1) < 0.2 }, "\(delays)") }
+        // Pushed through the event stream, so at once: 0.01-0.07 s on a quiet machine, 0.35 s for
+        // one change at load 35 (two cores); a page that polled each second would fail this.
+        expectInRealTime { #expect(seconds.allSatisfy { ($0 ?? 1) < 0.5 }, "\(delays)") }
     }
 
     /// Defect 3: quick taps record nothing and say "Hold to record".
