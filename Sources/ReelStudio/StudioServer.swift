@@ -47,7 +47,7 @@ public final class StudioServer: @unchecked Sendable {
         compose = ComposeDesk(library: library, events: events)
         photos = PhotoDesk(camera: camera, library: library)
         shortVideo = try ShortVideoDesk(camera: camera, library: library, events: events)
-        panel = DeviceControlPanel(camera: camera, photos: photos)
+        panel = DeviceControlPanel(camera: camera, photos: photos, shortVideo: shortVideo)
         // Once every output is in the session, so the recordings' connections get it too.
         if let source = configuration.orientationSource {
             camera.follow(source)

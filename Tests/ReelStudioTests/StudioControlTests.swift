@@ -57,9 +57,15 @@ import Testing
         let normal = try #require(try state(port)["status"] as? [String: Any])
         #expect(normal["frameRate"] as? Double == 30 && normal["width"] as? Int == 1280, "\(normal)")
 
-        let stabilization = try set(#"{"id": "stabilization", "value": 1}"#, port)
-        #expect(stabilization.status == 400 && String(decoding: stabilization.body, as: UTF8.self).contains("no stabilization"))
-        #expect(try control("stabilization", port)["supported"] as? Bool == false)
+        // Stabilization: the recordings' connection takes `auto`, in effect as `standard`.
+        #expect(try control("stabilization", port)["active"] as? String == "off")
+        #expect(try set(#"{"id": "stabilization", "value": 1}"#, port).status == 200)
+        let steadied = try control("stabilization", port)
+        #expect(steadied["supported"] as? Bool == true && steadied["value"] as? Double == 1
+                    && steadied["active"] as? String == "standard", "\(steadied)")
+        #expect(try set(#"{"id": "stabilization", "value": 0}"#, port).status == 200)
+        let unsteadied = try control("stabilization", port)
+        #expect(unsteadied["value"] as? Double == 0 && unsteadied["active"] as? String == "off", "\(unsteadied)")
     }
 
     @Test func undoResetAndSavingNothingAnswerAsTheButtonsShould() throws {
@@ -106,6 +112,12 @@ import Testing
         let focus = try control("focus", port)
         #expect(focus["supported"] as? Bool == false && (focus["reason"] as? String)?.contains("plays a file") == true)
         #expect(try control("torch", port)["reason"] as? String == "File Clip B.mp4 has no torch")
+        // A file is not held in a hand: its format offers no stabilization, and asking says so.
+        let unsteady = try control("stabilization", port)
+        #expect(unsteady["supported"] as? Bool == false && (unsteady["reason"] as? String)?.contains("cannot be steadied") == true,
+                "\(unsteady)")
+        let refused = try set(#"{"id": "stabilization", "value": 1}"#, port)
+        #expect(refused.status == 400 && String(decoding: refused.body, as: UTF8.self).contains("cannot be steadied"))
         let tap = try RawHTTP.post("/api/focus", body: #"{"x": 0.5, "y": 0.5, "viewWidth": 640, "viewHeight": 360}"#, port: port)
         #expect(tap.status == 409)
         // The file's SMPTE bars, then the virtual camera's picture once switched.

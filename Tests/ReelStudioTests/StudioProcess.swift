@@ -16,13 +16,15 @@ final class StudioProcess {
     /// - Parameters:
     ///   - library: the `--library` folder; a fresh one when nil, none at all when `useXDG`.
     ///   - environment: extra variables for the studio (`HOME`, `XDG_…`).
-    init(arguments extra: [String] = [], library: URL? = nil, useXDG: Bool = false, environment: [String: String] = [:]) throws {
+    ///   - binary: the `reel` to run (the optimised one for a test whose pixel work a debug build cannot keep pace with).
+    init(arguments extra: [String] = [], library: URL? = nil, useXDG: Bool = false, environment: [String: String] = [:],
+         binary: URL = Paths.reelBinary) throws {
         self.library = try library ?? Paths.temporaryDirectory("reel-studio-library")
         output = FileManager.default.temporaryDirectory.appendingPathComponent("reel-studio-out-\(UUID().uuidString)")
         errors = FileManager.default.temporaryDirectory.appendingPathComponent("reel-studio-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.executableURL = Paths.reelBinary
+        process.executableURL = binary
         process.arguments = ["studio", "--port", "0"] + (useXDG ? [] : ["--library", self.library.path]) + extra
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

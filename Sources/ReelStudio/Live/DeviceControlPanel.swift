@@ -13,15 +13,17 @@ final class DeviceControlPanel: @unchecked Sendable {
 
     private let camera: LiveCamera
     private let photos: PhotoDesk
+    private let shortVideo: ShortVideoDesk
     private let lock = NSLock()
     /// The preset, format and frame rate to go back to when slow motion ends.
     private var beforeSlowMotion: (preset: CaptureSession.Preset, format: CaptureDevice.Format?, rate: Double)?
     /// Where the zoom ramp under way goes: the value every page shows while it moves.
     private var zoomTarget: Double?
 
-    init(camera: LiveCamera, photos: PhotoDesk) {
+    init(camera: LiveCamera, photos: PhotoDesk, shortVideo: ShortVideoDesk) {
         self.camera = camera
         self.photos = photos
+        self.shortVideo = shortVideo
     }
 
     private var device: CaptureDevice { camera.currentCamera }
@@ -75,6 +77,9 @@ final class DeviceControlPanel: @unchecked Sendable {
     /// Changes control `id` to `value` (sliders and switches) or `option` (flash).
     /// - Throws: ``ReelError`` naming the control and why it cannot change.
     func set(_ id: String, value: Double?, option: String?) throws(ReelError) {
+        // The recordings' connection, not the device: no configuration lock, and it may wait
+        // for a release under way (``ShortVideoDesk/applyStabilizationBetweenSegments()``).
+        if id == "stabilization" { return try setStabilization((value ?? 0) > 0) }
         let device = self.device
         try device.lockForConfiguration()
         defer { device.unlockForConfiguration() }
@@ -94,8 +99,6 @@ final class DeviceControlPanel: @unchecked Sendable {
             try photos.use(flashMode: option ?? "")
         case "slowMotion":
             try setSlowMotion((value ?? 0) > 0, device: device)
-        case "stabilization":
-            throw ReelError(.unsupported, Self.stabilizationReason, subject: id)
         default:
             throw ReelError(.invalidArgument, "no such control", subject: id)
         }
@@ -123,7 +126,42 @@ final class DeviceControlPanel: @unchecked Sendable {
         }
     }
 
-    static let stabilizationReason = "Reel's capture has no stabilization to turn on yet (the camera's formats allow it)"
+    /// Turns the recordings' stabilization on (``RecordingStabilization/onMode``) or off; a
+    /// change while a segment records reaches the next one.
+    /// - Throws: ``ReelError`` `.unsupported` for on when the camera's format cannot be steadied.
+    private func setStabilization(_ on: Bool) throws(ReelError) {
+        let stabilization = camera.stabilization
+        if on, !stabilization.isSupported {
+            throw ReelError(.unsupported, noStabilizationReason(device), subject: "stabilization")
+        }
+        stabilization.choose(on ? RecordingStabilization.onMode : .off)
+        shortVideo.applyStabilizationBetweenSegments()
+    }
+
+    private func noStabilizationReason(_ device: CaptureDevice) -> String {
+        guard let format = device.activeFormat, format.width > 0 else {
+            return "\(device.localizedName) cannot be steadied: its format does not allow stabilization"
+        }
+        return "\(device.localizedName) cannot be steadied at \(format.width)x\(format.height)"
+    }
+
+    /// The switch: on or off as chosen, with what it does, or that the recording under way
+    /// keeps the mode it started with; `active` is what the recordings have now.
+    private func stabilizationControl(_ device: CaptureDevice) -> StudioState.Control {
+        let stabilization = camera.stabilization
+        let chosen = stabilization.chosenMode, active = stabilization.active
+        guard stabilization.isSupported else {
+            return .init(id: "stabilization", label: "Stabilization", supported: false, reason: noStabilizationReason(device),
+                         value: chosen == .off ? 0 : 1, active: RecordingStabilization.name(of: active))
+        }
+        let note = switch (chosen != .off, active != .off) {
+        case (true, false): "On from the next recording; this one goes on unsteadied"
+        case (false, true): "Off from the next recording; this one goes on steadied"
+        default: "Steadies what is recorded (a 10 % crop); the preview shows the camera as it moves"
+        }
+        return .init(id: "stabilization", label: "Stabilization", supported: true, value: chosen == .off ? 0 : 1,
+                     note: note, active: RecordingStabilization.name(of: active))
+    }
 
     static func noFocusReason(_ device: CaptureDevice) -> String {
         device.uniqueID.hasPrefix("file:") ? "it plays a file, which has no lens" : "it has no focus control"
@@ -166,7 +204,7 @@ final class DeviceControlPanel: @unchecked Sendable {
                     supported: true, value: slow ? 1 : 0)
             : .init(id: "slowMotion", label: "Slow motion", supported: false,
                     reason: "\(name) reaches only \(Int(fastest)) fps; slow motion needs 120", value: 0))
-        list.append(.init(id: "stabilization", label: "Stabilization", supported: false, reason: Self.stabilizationReason, value: 0))
+        list.append(stabilizationControl(device))
         list.append(device.isFocusPointOfInterestSupported
             ? .init(id: "focus", label: "Tap to focus", supported: true)
             : .init(id: "focus", label: "Tap to focus", supported: false, reason: "\(name) cannot focus: \(Self.noFocusReason(device))"))

@@ -20,6 +20,8 @@ final class LiveCamera: @unchecked Sendable {
     let session = CaptureSession()
     let filter = FilterChain()
     let photos = PhotoOutput()
+    /// The Stabilization switch: the recordings' mode (the preview is not steadied).
+    let stabilization: RecordingStabilization
     private let preview = VideoDataOutput()
     private let previewQueue = DispatchQueue(label: "reel.studio.preview")
     /// The sound the session captures, measured for the page's level meter.
@@ -50,6 +52,7 @@ final class LiveCamera: @unchecked Sendable {
     /// - Throws: ``ReelError`` naming a camera or microphone ID that does not exist.
     init(cameraID: String?, microphoneID: String?, feed: PreviewFeed) throws(ReelError) {
         self.feed = feed
+        stabilization = RecordingStabilization(session: session)
         let camera = try CaptureDevice.device(withUniqueID: cameraID ?? "virtual:camera")
         guard camera.hasMediaType(.video) else {
             throw ReelError(.invalidArgument, "is not a camera", subject: camera.uniqueID)

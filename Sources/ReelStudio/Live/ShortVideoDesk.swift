@@ -116,6 +116,9 @@ final class ShortVideoDesk: @unchecked Sendable {
             lock.withLock { recordingRate = rate }
         }
         let count = recorder.segments.count
+        // The Stabilization switch as it is now (a change made while the last segment
+        // recorded reaches this one).
+        camera.stabilization.apply()
         try recorder.startSegment()
         lock.withLock {
             segmentsBefore = count
@@ -157,6 +160,8 @@ final class ShortVideoDesk: @unchecked Sendable {
         }
         button.lock()
         defer { button.unlock() }
+        // A Stabilization change made while the segment recorded, once it has ended.
+        defer { if !recorder.isRecording { camera.stabilization.apply() } }
         guard recorder.isRecording else { return .idle }
         let (pressed, before, current, count) = lock.withLock { (pressedAt, recordedBefore, owner, segmentsBefore) }
         guard current == (page ?? "") else { return .notYours }
@@ -179,6 +184,14 @@ final class ShortVideoDesk: @unchecked Sendable {
         }
         recorder.pauseSegment()
         return .paused
+    }
+
+    /// Puts the Stabilization switch's mode on the recordings now if no segment is
+    /// recording; otherwise the segment's end does (``RecordingStabilization``).
+    func applyStabilizationBetweenSegments() {
+        button.lock()
+        defer { button.unlock() }
+        if !recorder.isRecording { camera.stabilization.apply() }
     }
 
     /// `page` has gone (its event stream closed): its segment ends now, as if let go.

@@ -142,7 +142,7 @@
       row.append(select);
     } else {
       const toggle = element("button", { type: "button", class: "switch", role: "switch", id: `control-${c.id}-input`,
-        "aria-labelledby": `control-${c.id}-name`, "aria-checked": "false" });
+        "aria-labelledby": `control-${c.id}-name`, "aria-describedby": `control-${c.id}-why`, "aria-checked": "false" });
       toggle.addEventListener("click", () => {
         const on = toggle.getAttribute("aria-checked") !== "true";
         toggle.setAttribute("aria-checked", on ? "true" : "false");
@@ -161,8 +161,11 @@
     row.classList.toggle("off", off);
     $(`control-${c.id}-name`).textContent = c.label;
     input.disabled = off;
-    why.textContent = off && c.reason ? c.reason : "";
-    why.hidden = !(off && c.reason);
+    // Why a control is off, or a note under one that is offered (what Stabilization does,
+    // or that a change reaches the next recording).
+    const words = off ? c.reason : c.note;
+    why.textContent = words || "";
+    why.hidden = !words;
     if (busy[c.id] > 0) return;
     if (input.type === "range") {
       const value = c.target ?? c.value ?? c.minimum;
@@ -409,14 +412,18 @@
 
   // Hold to record, let go to pause. Each press has a number: the studio refuses a start
   // that arrives after its own release, and ends the segment only at this page's release.
+  // In the page too a recording belongs to the press that started it: `heldBy` is the
+  // pointer holding it (its pointerId), or "key" for Space or Enter; only that pointer's
+  // release, or the next key press, ends it.
   const record = shutter;
   let press = 0;
-  let byKeyboard = false;
+  let heldBy = null;
   let pressedAt = 0;
-  async function hold(event) {
+  async function hold(event, by) {
     if (event) event.preventDefault();
     if (mode !== "video" || holding || record.disabled) return;
     holding = true;
+    heldBy = by;
     press += 1;
     const mine = press;
     // The input's own time: a busy page may run this handler late.
@@ -428,6 +435,7 @@
       // A start refused because its release came first says nothing: the release says it.
       if (mine !== press || !holding) return;
       holding = false;
+      heldBy = null;
       record.classList.remove("held");
       renderShutter();
       toast(error.message.startsWith("another page") ? "Another page is recording; wait for it to let go." : error.message, "error");
@@ -436,7 +444,7 @@
   async function release(event) {
     if (!holding) return;
     holding = false;
-    byKeyboard = false;
+    heldBy = null;
     record.classList.remove("held");
     renderShutter();
     const held = ((event && event.timeStamp ? event.timeStamp : performance.now()) - pressedAt) / 1000;
@@ -450,21 +458,22 @@
     } catch (error) { toast(error.message, "error"); }
   }
   record.addEventListener("pointerdown", (e) => {
-    if (mode !== "video" || e.button !== 0) return;
+    if (mode !== "video" || e.button !== 0 || holding) return;
     record.setPointerCapture(e.pointerId);
-    hold(e);
+    hold(e, e.pointerId);
   });
-  record.addEventListener("pointerup", (e) => { if (!byKeyboard) release(e); });
-  record.addEventListener("pointercancel", (e) => { if (!byKeyboard) release(e); });
+  const pointerLetGo = (e) => { if (holding && heldBy === e.pointerId) release(e); };
+  record.addEventListener("pointerup", pointerLetGo);
+  record.addEventListener("pointercancel", pointerLetGo);
   // From the keyboard a key cannot be held comfortably (and repeats): Space or Enter
   // starts, the next press pauses. The 300 ms rule still applies between the two.
   record.addEventListener("keydown", (e) => {
     if (mode !== "video" || (e.key !== " " && e.key !== "Enter")) return;
     e.preventDefault();
     if (e.repeat) return;
-    if (holding) { release(e); return; }
-    byKeyboard = true;
-    hold(e);
+    // A key ends a recording a key started; one a pointer holds ends at that pointer's release.
+    if (holding) { if (heldBy === "key") release(e); return; }
+    hold(e, "key");
   });
   record.addEventListener("keyup", (e) => { if (mode === "video" && (e.key === " " || e.key === "Enter")) e.preventDefault(); });
   record.addEventListener("contextmenu", (e) => e.preventDefault());
@@ -473,6 +482,7 @@
   window.addEventListener("pagehide", () => {
     if (!holding) return;
     holding = false;
+    heldBy = null;
     api("/api/segments/pause", { method: "POST", body: { page, press, leaving: true }, keepalive: true }).catch(() => {});
   });
 
@@ -512,7 +522,7 @@
   on("limit", async (event) => {
     if (event.page !== page) return;
     holding = false;
-    byKeyboard = false;
+    heldBy = null;
     record.classList.remove("held");
     renderShutter();
     toast(`${event.seconds} seconds: saving your video…`);

@@ -29,6 +29,11 @@ struct StudioState: Encodable, Sendable {
         var maximum: Double?
         var options: [String]?
         var option: String?
+        /// Words shown under a control that is offered: what it does, or when a change takes effect.
+        var note: String?
+        /// The mode in effect where it can differ from the one chosen (Stabilization: the
+        /// recordings' `activeVideoStabilizationMode`, `off` or `standard`).
+        var active: String?
     }
 
     var cameras: [Device]
