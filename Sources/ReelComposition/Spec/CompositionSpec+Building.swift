@@ -240,9 +240,10 @@ extension CompositionSpec {
                 case .point(let x, let y): Point(x: x, y: y)
                 }
             }
+            let timing = try animation.easing?.timingFunctions(segments: max(points.count - 1, 1), at: "\(place).easing") ?? []
             layer.add(KeyframeAnimation(keyPath: keyPath, points: points, keyTimes: animation.keyTimes ?? [],
                                         beginTime: animation.begin, duration: animation.duration,
-                                        isRemovedOnCompletion: animation.removedOnCompletion ?? true))
+                                        isRemovedOnCompletion: animation.removedOnCompletion ?? true, timingFunctions: timing))
         }
         return layer
     }

@@ -28,6 +28,11 @@ extension CompositionSpec {
     static let coordinateRule = NumberRule(range: -16384...16384, words: "from -16384 to 16384 pixels")
     static let secondsRule = NumberRule(range: 0...10_000_000, words: "from 0 to 10000000 seconds")
 
+    static let springMassRule = NumberRule(range: 0...1000, aboveLowerBound: true, words: "above 0 and at most 1000")
+    static let springStiffnessRule = NumberRule(range: 0...1_000_000, aboveLowerBound: true, words: "above 0 and at most 1000000")
+    static let springDampingRule = NumberRule(range: 0...1_000_000, words: "from 0 to 1000000")
+    static let springVelocityRule = NumberRule(range: -1000...1000, words: "from -1000 to 1000 moves a second")
+
     /// The rules by key pattern (`clips[].speed`); `values` of animations depend on the property.
     static let numberRules: [String: NumberRule] = [
         "renderSize.width": NumberRule(range: 16...8192, wholeNumber: true, words: "from 16 to 8192"),
@@ -47,6 +52,14 @@ extension CompositionSpec {
         "overlays[].animations[].keyTimes[]": NumberRule(range: 0...1, words: "from 0 to 1"),
         "overlays[].animations[].begin": secondsRule,
         "overlays[].animations[].duration": NumberRule(range: 0.001...10_000_000, words: "from 0.001 to 10000000 seconds"),
+        "overlays[].animations[].easing.spring.mass": springMassRule,
+        "overlays[].animations[].easing.spring.stiffness": springStiffnessRule,
+        "overlays[].animations[].easing.spring.damping": springDampingRule,
+        "overlays[].animations[].easing.spring.initialVelocity": springVelocityRule,
+        "overlays[].animations[].easing[].spring.mass": springMassRule,
+        "overlays[].animations[].easing[].spring.stiffness": springStiffnessRule,
+        "overlays[].animations[].easing[].spring.damping": springDampingRule,
+        "overlays[].animations[].easing[].spring.initialVelocity": springVelocityRule,
         "audio.volume": NumberRule(range: 0...4, words: "from 0 to 4"),
         "audio.music.volume": NumberRule(range: 0...4, words: "from 0 to 4"),
         "audio.music.fadeIn": NumberRule(range: 0...600, words: "from 0 to 600 seconds"),
@@ -102,6 +115,10 @@ extension CompositionSpec {
     }
 
     private static func checkAnimation(_ animation: [String: Any], at path: String) throws(ReelError) {
+        if let easing = animation["easing"] {
+            let segments = (animation["values"] as? [Any]).map { max($0.count - 1, 1) }
+            try checkEasing(easing, at: "\(path).easing", segments: segments)
+        }
         guard let property = animation["property"] as? String, let rule = animationValueRules[property],
               let values = animation["values"] as? [Any] else { return }
         for (index, value) in values.enumerated() {

@@ -57,6 +57,8 @@ public struct CompositionSpec: Codable, Sendable {
         public var begin: Double
         public var duration: Double
         public var removedOnCompletion: Bool?
+        /// How each segment eases (linear when absent): one easing for all, or one per segment.
+        public var easing: Easings?
     }
 
     /// A number, or an `[x, y]` pair.
@@ -138,7 +140,11 @@ public struct CompositionSpec: Codable, Sendable {
         "clips[].transition": ["type", "duration", "direction"],
         "overlays[]": ["type", "frame", "opacity", "color", "text", "fontSize", "file", "animations"],
         "overlays[].frame": ["x", "y", "width", "height"],
-        "overlays[].animations[]": ["property", "values", "keyTimes", "begin", "duration", "removedOnCompletion"],
+        "overlays[].animations[]": ["property", "values", "keyTimes", "begin", "duration", "removedOnCompletion", "easing"],
+        "overlays[].animations[].easing": ["cubicBezier", "spring"],
+        "overlays[].animations[].easing[]": ["cubicBezier", "spring"],
+        "overlays[].animations[].easing.spring": ["mass", "stiffness", "damping", "initialVelocity"],
+        "overlays[].animations[].easing[].spring": ["mass", "stiffness", "damping", "initialVelocity"],
         "audio": ["volume", "music"],
         "audio.music": ["file", "volume", "fadeIn", "fadeOut"],
     ]
