@@ -199,6 +199,29 @@ import Testing
         #expect(verdict.lostClicks <= atempo.lost, "compose at \(rate) lost \(verdict.lostClicks) clicks, atempo \(atempo.lost)")
     }
 
+    /// Spec v2 (issue 22): a still picture between two sounding clips, dissolving in and out,
+    /// moving (Ken Burns). It is silent for its length, so the clip after it keeps every click
+    /// on its flash.
+    @Test func composeWithAStillBetweenClips() throws {
+        let kind = FlashClick()
+        let source = try clip(kind)
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "color=0x202020:s=320x240", "-frames:v", "1",
+                                  directory.appendingPathComponent("still.png").path])
+        let spec = directory.appendingPathComponent("still.json")
+        try Data("""
+            {"clips": [{"file": "\(source.lastPathComponent)", "transition": {"type": "dissolve", "duration": 0.4}},
+                       {"file": "still.png", "duration": 1.6, "fit": "cover", "transition": {"type": "dissolve", "duration": 0.4},
+                        "kenBurns": {"start": {"x": 0, "y": 0, "width": 1, "height": 1},
+                                     "end": {"x": 0.2, "y": 0.2, "width": 0.5, "height": 0.5}, "easing": "easeInOut"}},
+                       {"file": "\(source.lastPathComponent)"}]}
+            """.utf8).write(to: spec)
+        let stillStart = kind.pictureSeconds - 0.4, lastStart = stillStart + 1.6 - 0.4
+        let events = kind.events + kind.events.map { lastStart + $0 }
+        let out = directory.appendingPathComponent("still.mp4")
+        try judge("compose still between clips", ["compose", spec.path, "-o", out.path], output: out, events: events,
+                  duration: lastStart + kind.pictureSeconds)
+    }
+
     // MARK: - segment merge
 
     @Test func segmentMerge() throws {

@@ -21,6 +21,16 @@ public struct ClipSequence: Sendable {
         public var range: MediaTimeRange?
         /// 1 is normal, 2 twice as fast, 0.5 half as fast.
         public var speed: Double
+        /// How the picture fills the render size (``Fit/contain`` by default).
+        public var fit: Fit = .contain
+        /// A move over the picture from one part to another (Ken Burns); nil shows it whole.
+        public var motion: Motion?
+        /// For a still picture: how long it shows. Its one frame (the `range`) is held that
+        /// long, silent, so the clips after it keep their sound on their pictures.
+        public var stillDuration: MediaTime?
+        /// How to turn the picture for display, in place of its track's (a still's EXIF
+        /// orientation, which FFmpeg leaves to the caller); nil uses the track's.
+        public var preferredTransform: ReelCore.AffineTransform?
 
         /// A clip from its file, range and speed.
         /// - Parameters:
@@ -42,6 +52,20 @@ public struct ClipSequence: Sendable {
         ///   - speed: The playback speed, 1 normal.
         public init(pictureOf asset: Asset, speed: Double = 1) {
             self.init(asset: asset, range: Self.pictureRange(of: asset), speed: speed)
+        }
+
+        /// A still picture shown for `duration`: its first frame held, in silence.
+        /// - Parameters:
+        ///   - asset: The picture file (JPEG, PNG, WebP).
+        ///   - duration: How long it shows; above 0.
+        ///   - orientation: How to turn it for display (its EXIF orientation); upright when nil.
+        public init(still asset: Asset, duration: MediaTime, orientation: Orientation? = nil) {
+            let video = asset.tracks(withMediaType: .video).first
+            let frame = video.map { $0.minFrameDuration.isNumeric && $0.minFrameDuration > .zero ? $0.minFrameDuration
+                : MediaTime(value: 1, timescale: 25) } ?? MediaTime(value: 1, timescale: 25)
+            self.init(asset: asset, range: MediaTimeRange(start: .zero, duration: frame))
+            stillDuration = duration
+            if let orientation, let video { preferredTransform = orientation.transform(for: video.naturalSize) }
         }
 
         /// From 0 to the end of the asset's first video track; nil without one.
@@ -111,8 +135,11 @@ public struct ClipSequence: Sendable {
                 throw ReelError(.invalidArgument, "a speed of \(clip.speed) is outside 1/16...16", subject: "\(name).speed")
             }
             let speedRatio = Self.speedRatio(clip.speed)
-            let duration = clip.speed == 1 ? sourceRange.duration
-                : sourceRange.duration.scaled(by: MediaTime(value: 1, timescale: 1), over: speedRatio)
+            if let still = clip.stillDuration, !(still.isNumeric && still > .zero) {
+                throw ReelError(.invalidArgument, "a still lasts more than 0 s, not \(still.seconds) s", subject: "\(name).duration")
+            }
+            let duration = clip.stillDuration ?? (clip.speed == 1 ? sourceRange.duration
+                : sourceRange.duration.scaled(by: MediaTime(value: 1, timescale: 1), over: speedRatio))
             let transition = index < assets.count - 1 ? transitions[index % max(transitions.count, 1)] : .none
             let before = joins.last?.duration ?? .zero
             guard duration > before + transition.duration else {
@@ -132,10 +159,11 @@ public struct ClipSequence: Sendable {
             // As AVFoundation code must: a composition track's transform is only what is set.
             if videoTrack.segments.isEmpty { videoTrack.preferredTransform = video.preferredTransform }
             try videoTrack.insertTimeRange(sourceRange, of: video, at: cursor)
-            if clip.speed != 1 {
+            if clip.speed != 1 || clip.stillDuration != nil {
                 videoTrack.scaleTimeRange(MediaTimeRange(start: cursor, duration: sourceRange.duration), toDuration: duration)
             }
-            if let audio = asset.tracks(withMediaType: .audio).first, audio.timeRange.end > sourceRange.start {
+            // A still is silent: the gap in the sound tracks keeps later clips' sound on their pictures.
+            if clip.stillDuration == nil, let audio = asset.tracks(withMediaType: .audio).first, audio.timeRange.end > sourceRange.start {
                 let audioRange = MediaTimeRange(start: sourceRange.start, end: min(sourceRange.end, audio.timeRange.end))
                 let audioTrack = audioTracks[index % 2]
                 try audioTrack.insertTimeRange(audioRange, of: audio, at: cursor)
@@ -153,10 +181,23 @@ public struct ClipSequence: Sendable {
         if let renderSize { video.renderSize = renderSize }
         if frameDuration != nil { video.frameDuration = grid }
         let size = video.renderSize
-        // The fit of every clip, by its own orientation.
-        let fits = assets.map { asset -> ReelCore.AffineTransform in
-            guard let track = asset.tracks(withMediaType: .video).first else { return .identity }
-            return Self.aspectFit(naturalSize: track.naturalSize, preferredTransform: track.preferredTransform, in: size)
+        // The fit of every clip, by its own orientation (and, for a moving one, where it starts).
+        let fits = clips.map { clip -> ReelCore.AffineTransform in
+            guard let track = clip.asset.tracks(withMediaType: .video).first else { return .identity }
+            return Self.placement(naturalSize: track.naturalSize, preferredTransform: clip.preferredTransform ?? track.preferredTransform,
+                                  in: size, fit: clip.fit, showing: clip.motion?.start)
+        }
+        // A moving clip's transform (and, for contain, crop) at a time inside it.
+        func motionPlacement(_ index: Int, at time: MediaTime) -> (ReelCore.AffineTransform, Rect?)? {
+            let clip = clips[index]
+            guard let motion = clip.motion, let track = clip.asset.tracks(withMediaType: .video).first else { return nil }
+            let range = ranges[index]
+            let fraction = range.duration > .zero ? (time - range.start).seconds / range.duration.seconds : 0
+            let part = motion.rect(at: min(max(fraction, 0), 1), overSeconds: range.duration.seconds)
+            let turn = clip.preferredTransform ?? track.preferredTransform
+            let transform = Self.placement(naturalSize: track.naturalSize, preferredTransform: turn, in: size, fit: clip.fit, showing: part)
+            let crop = clip.fit == .contain ? Self.crop(naturalSize: track.naturalSize, preferredTransform: turn, part: part) : nil
+            return (transform, crop)
         }
         // The clips' ranges rise with their index and overlap only their neighbours (at a
         // transition), so a binary search finds them: a scan per stretch made 100,000 clips
@@ -180,7 +221,7 @@ public struct ClipSequence: Sendable {
             for position in layers.indices {
                 let trackID = layers[position].trackID
                 guard let clip = clipIndex(at: start, track: trackID) else { continue }
-                layers[position].setTransform(fits[clip], at: start)
+                layers[position].setTransform(motionPlacement(clip, at: start)?.0 ?? fits[clip], at: start)
             }
             if layers.count == 2, index > 0 {
                 // The outgoing clip is on the track of the stretch before.
@@ -191,8 +232,9 @@ public struct ClipSequence: Sendable {
                 let transition = joinIndex < joins.count ? joins[joinIndex] : .none
                 let fromClip = clipIndex(at: start, track: from.trackID)
                 Self.apply(transition, from: &from, to: &to, range: instruction.timeRange, size: size,
-                           fromFit: fromClip.map { fits[$0] } ?? .identity,
-                           toFit: clipIndex(at: start, track: to.trackID).map { fits[$0] } ?? .identity,
+                           fromFit: fromClip.map { motionPlacement($0, at: start)?.0 ?? fits[$0] } ?? .identity,
+                           toFit: clipIndex(at: start, track: to.trackID).map {
+                               motionPlacement($0, at: instruction.timeRange.end)?.0 ?? fits[$0] } ?? .identity,
                            fromNatural: fromClip.flatMap { assets[$0].tracks(withMediaType: .video).first?.naturalSize } ?? size)
                 // Slides and zooms draw the incoming clip on top; the rest the outgoing one.
                 switch transition {
@@ -209,12 +251,52 @@ public struct ClipSequence: Sendable {
                     }
                 }
             }
+            // Moving clips move through every frame of the stretch, ramp by ramp between the
+            // output's frame times (each exact there), unless a transition moves them itself.
+            for position in layers.indices {
+                let trackID = layers[position].trackID
+                guard let clip = clipIndex(at: start, track: trackID), clips[clip].motion != nil,
+                      !layers[position].transformRamps.contains(where: { $0.timeRange.duration > .zero }),
+                      !layers[position].cropRamps.contains(where: { $0.timeRange.duration > .zero }) else { continue }
+                Self.addMotion(to: &layers[position], over: MediaTimeRange(start: start, end: min(instruction.timeRange.end, ranges[clip].end)),
+                               grid: video.frameDuration) { motionPlacement(clip, at: $0) }
+            }
             video.instructions[index].layerInstructions = layers
         }
         self.composition = composition
         videoComposition = video
         audioMix = mix
         clipRanges = ranges
+    }
+
+    /// Ramps of a moving clip's transform (and crop) over `range`, from one multiple of `grid`
+    /// to the next, each ending on the placement at its end time.
+    static func addMotion(to layer: inout VideoCompositionLayerInstruction, over range: MediaTimeRange, grid: MediaTime,
+                          placement: (MediaTime) -> (ReelCore.AffineTransform, Rect?)?) {
+        guard range.duration > .zero, grid.isNumeric, grid > .zero, let first = placement(range.start) else { return }
+        var times = [range.start]
+        let firstFrame = range.start.scaled(by: MediaTime(value: 1, timescale: 1), over: grid).convertScale(1, method: .roundTowardPositiveInfinity)
+        var frame = firstFrame.isNumeric ? firstFrame.value : 0
+        // At most a ramp per output frame, and no more than 100,000 in one stretch.
+        while times.count < 100_000 {
+            let time = grid * frame
+            frame += 1
+            guard time.isNumeric, time < range.end else { break }
+            if time > range.start { times.append(time) }
+        }
+        times.append(range.end)
+        var previous = first
+        layer.setTransform(first.0, at: range.start)
+        if let crop = first.1 { layer.setCropRectangle(crop, at: range.start) }
+        for (from, to) in zip(times, times.dropFirst()) {
+            guard let next = placement(to) else { return }
+            let span = MediaTimeRange(start: from, end: to)
+            layer.setTransformRamp(fromStart: previous.0, toEnd: next.0, timeRange: span)
+            if let a = previous.1, let b = next.1 {
+                layer.setCropRectangleRamp(fromStartCropRectangle: a, toEndCropRectangle: b, timeRange: span)
+            }
+            previous = next
+        }
     }
 
     /// `time` moved to the nearest whole multiple of `grid`, when that lies in `bounds` (its

@@ -30,7 +30,23 @@ extension CompositionSpec {
             do {
                 asset = try Asset(url: url(clip.file))
             } catch {
-                throw ReelError(error.code, error.message, subject: "\(name).file \(url(clip.file).path)")
+                let type = url(clip.file).pathExtension.lowercased()
+                let exists = FileManager.default.fileExists(atPath: url(clip.file).path)
+                let message = exists && (type == "heic" || type == "heif")
+                    ? "HEIC is not readable by this FFmpeg (5.1); convert the picture to JPEG (heif-convert) first"
+                    : error.message
+                throw ReelError(error.code, message, subject: "\(name).file \(url(clip.file).path)")
+            }
+            if let still = try Self.stillClip(clip, asset: asset, at: name) {
+                sequenceClips.append(still)
+                if index < clips.count - 1 {
+                    transitions.append(try Self.transition(clip.transition, at: "\(name).transition"))
+                }
+                continue
+            }
+            if clip.duration != nil {
+                throw ReelError(.invalidArgument, "is for still pictures; a video clip lasts its range (give it one instead)",
+                                subject: "\(name).duration")
             }
             guard asset.duration.isNumeric, asset.duration > .zero, !asset.tracks(withMediaType: .video).isEmpty else {
                 throw ReelError(.invalidArgument, asset.tracks(withMediaType: .video).isEmpty ? "has no video"
@@ -63,8 +79,10 @@ extension CompositionSpec {
                 throw ReelError(.invalidArgument, "wants a number from 1/16 to 16, not \(speed)", subject: "\(name).speed")
             }
             // Without a range, the clip lasts as long as its picture.
-            sequenceClips.append(ClipSequence.Clip(asset: asset, range: range ?? ClipSequence.Clip.pictureRange(of: asset),
-                                                   speed: clip.speed ?? 1))
+            var sequenceClip = ClipSequence.Clip(asset: asset, range: range ?? ClipSequence.Clip.pictureRange(of: asset),
+                                                 speed: clip.speed ?? 1)
+            try Self.place(&sequenceClip, clip, at: name)
+            sequenceClips.append(sequenceClip)
             if index < clips.count - 1 {
                 transitions.append(try Self.transition(clip.transition, at: "\(name).transition"))
             }
@@ -122,6 +140,52 @@ extension CompositionSpec {
         }
         return BuiltComposition(composition: composition, videoComposition: video, audioMix: mix, preset: presetValue,
                                 clipRanges: sequence.clipRanges)
+    }
+
+    /// The codecs of still picture files.
+    static let stillCodecs: Set<String> = ["mjpeg", "png", "webp", "bmp", "tiff", "jpeg2000"]
+
+    /// The sequence clip of a still picture (a file of one picture in a picture codec), or nil
+    /// for a video. A still shows for its `duration` (5 s by default), turned by its EXIF
+    /// orientation, and takes no range, speed or stabilizing.
+    static func stillClip(_ clip: Clip, asset: Asset, at name: String) throws(ReelError) -> ClipSequence.Clip? {
+        guard let video = asset.tracks(withMediaType: .video).first, stillCodecs.contains(video.codec),
+              video.frameCount <= 1, asset.tracks(withMediaType: .audio).isEmpty else { return nil }
+        for (key, given) in [("range", clip.range != nil), ("speed", clip.speed != nil), ("stabilize", clip.stabilize != nil)] where given {
+            throw ReelError(.invalidArgument, "a still picture has no \(key); it shows for its duration", subject: "\(name).\(key)")
+        }
+        let seconds = clip.duration ?? 5
+        guard let rule = numberRules["clips[].duration"], rule.admits(seconds) else {
+            throw ReelError(.invalidArgument, "wants a number above 0 and at most 86400 seconds, not \(Self.format(seconds))",
+                            subject: "\(name).duration")
+        }
+        var still = ClipSequence.Clip(still: asset, duration: MediaTime(seconds: seconds, preferredTimescale: 90000),
+                                      orientation: ImageMetadata.orientation(ofPictureAt: asset.url))
+        try place(&still, clip, at: name)
+        return still
+    }
+
+    /// A clip's `fit` and `kenBurns` onto its sequence clip.
+    static func place(_ target: inout ClipSequence.Clip, _ clip: Clip, at name: String) throws(ReelError) {
+        if let fit = clip.fit {
+            guard let value = ClipSequence.Fit(rawValue: fit) else {
+                throw ReelError(.invalidArgument, "is contain, cover or fill, not '\(ReelError.quoted(fit))'", subject: "\(name).fit")
+            }
+            target.fit = value
+        }
+        guard let kenBurns = clip.kenBurns else { return }
+        var rects: [Rect] = []
+        for (key, frame) in [("start", kenBurns.start), ("end", kenBurns.end)] {
+            let rect = Rect(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
+            guard [rect.minX, rect.minY].allSatisfy({ fractionRule.admits($0) }), [rect.width, rect.height].allSatisfy({ partRule.admits($0) }),
+                  rect.maxX <= 1 + 1e-9, rect.maxY <= 1 + 1e-9 else {
+                throw ReelError(.invalidArgument, "wants a part of the picture: x, y from 0, width, height above 0, inside 1 by 1",
+                                subject: "\(name).kenBurns.\(key)")
+            }
+            rects.append(rect)
+        }
+        let timing = try kenBurns.easing?.timingFunctions(segments: 1, at: "\(name).kenBurns.easing").first ?? .linear
+        target.motion = ClipSequence.Motion(start: rects[0], end: rects[1], timingFunction: timing)
     }
 
     static func transition(_ spec: TransitionSpec?, at path: String) throws(ReelError) -> Transition {
@@ -240,9 +304,10 @@ extension CompositionSpec {
                 case .point(let x, let y): Point(x: x, y: y)
                 }
             }
+            let timing = try animation.easing?.timingFunctions(segments: max(points.count - 1, 1), at: "\(place).easing") ?? []
             layer.add(KeyframeAnimation(keyPath: keyPath, points: points, keyTimes: animation.keyTimes ?? [],
                                         beginTime: animation.begin, duration: animation.duration,
-                                        isRemovedOnCompletion: animation.removedOnCompletion ?? true))
+                                        isRemovedOnCompletion: animation.removedOnCompletion ?? true, timingFunctions: timing))
         }
         return layer
     }

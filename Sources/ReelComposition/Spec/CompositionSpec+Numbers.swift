@@ -28,6 +28,14 @@ extension CompositionSpec {
     static let coordinateRule = NumberRule(range: -16384...16384, words: "from -16384 to 16384 pixels")
     static let secondsRule = NumberRule(range: 0...10_000_000, words: "from 0 to 10000000 seconds")
 
+    static let springMassRule = NumberRule(range: 0...1000, aboveLowerBound: true, words: "above 0 and at most 1000")
+    static let springStiffnessRule = NumberRule(range: 0...1_000_000, aboveLowerBound: true, words: "above 0 and at most 1000000")
+    static let springDampingRule = NumberRule(range: 0...1_000_000, words: "from 0 to 1000000")
+    static let springVelocityRule = NumberRule(range: -1000...1000, words: "from -1000 to 1000 moves a second")
+
+    static let fractionRule = NumberRule(range: 0...1, words: "from 0 to 1 (a fraction of the picture)")
+    static let partRule = NumberRule(range: 0...1, aboveLowerBound: true, words: "above 0 and at most 1 (a fraction of the picture)")
+
     /// The rules by key pattern (`clips[].speed`); `values` of animations depend on the property.
     static let numberRules: [String: NumberRule] = [
         "renderSize.width": NumberRule(range: 16...8192, wholeNumber: true, words: "from 16 to 8192"),
@@ -47,6 +55,27 @@ extension CompositionSpec {
         "overlays[].animations[].keyTimes[]": NumberRule(range: 0...1, words: "from 0 to 1"),
         "overlays[].animations[].begin": secondsRule,
         "overlays[].animations[].duration": NumberRule(range: 0.001...10_000_000, words: "from 0.001 to 10000000 seconds"),
+        "overlays[].animations[].easing.spring.mass": springMassRule,
+        "overlays[].animations[].easing.spring.stiffness": springStiffnessRule,
+        "overlays[].animations[].easing.spring.damping": springDampingRule,
+        "overlays[].animations[].easing.spring.initialVelocity": springVelocityRule,
+        "overlays[].animations[].easing[].spring.mass": springMassRule,
+        "overlays[].animations[].easing[].spring.stiffness": springStiffnessRule,
+        "overlays[].animations[].easing[].spring.damping": springDampingRule,
+        "overlays[].animations[].easing[].spring.initialVelocity": springVelocityRule,
+        "clips[].duration": NumberRule(range: 0...86400, aboveLowerBound: true, words: "above 0 and at most 86400 seconds"),
+        "clips[].kenBurns.start.x": fractionRule,
+        "clips[].kenBurns.start.y": fractionRule,
+        "clips[].kenBurns.start.width": partRule,
+        "clips[].kenBurns.start.height": partRule,
+        "clips[].kenBurns.end.x": fractionRule,
+        "clips[].kenBurns.end.y": fractionRule,
+        "clips[].kenBurns.end.width": partRule,
+        "clips[].kenBurns.end.height": partRule,
+        "clips[].kenBurns.easing.spring.mass": springMassRule,
+        "clips[].kenBurns.easing.spring.stiffness": springStiffnessRule,
+        "clips[].kenBurns.easing.spring.damping": springDampingRule,
+        "clips[].kenBurns.easing.spring.initialVelocity": springVelocityRule,
         "audio.volume": NumberRule(range: 0...4, words: "from 0 to 4"),
         "audio.music.volume": NumberRule(range: 0...4, words: "from 0 to 4"),
         "audio.music.fadeIn": NumberRule(range: 0...600, words: "from 0 to 600 seconds"),
@@ -74,6 +103,7 @@ extension CompositionSpec {
     static func checkValues(_ object: Any, path: String, pattern: String) throws(ReelError) {
         if let dictionary = object as? [String: Any] {
             if pattern == "overlays[].animations[]" { try checkAnimation(dictionary, at: path) }
+            if pattern == "clips[]" { try checkStillKeys(dictionary, at: path) }
             if pattern.isEmpty, let clips = dictionary["clips"] as? [Any], let last = clips.last as? [String: Any],
                let transition = last["transition"] {
                 let type = (transition as? [String: Any])?["type"] as? String
@@ -101,7 +131,41 @@ extension CompositionSpec {
         return value.doubleValue
     }
 
+    /// A clip's `fit` and `kenBurns`: a known fit, rectangles inside the picture, one easing.
+    private static func checkStillKeys(_ clip: [String: Any], at path: String) throws(ReelError) {
+        if let fit = clip["fit"] {
+            guard let name = fit as? String, ClipSequence.Fit(rawValue: name) != nil else {
+                let shown = (fit as? String).map { "'\(ReelError.quoted($0, limit: 40))'" } ?? "that"
+                throw ReelError(.invalidData, "is contain, cover or fill, not \(shown)", subject: "\(path).fit")
+            }
+        }
+        guard let kenBurns = clip["kenBurns"] as? [String: Any] else { return }
+        for end in ["start", "end"] {
+            let place = "\(path).kenBurns.\(end)"
+            guard let rect = kenBurns[end] as? [String: Any] else {
+                throw ReelError(.invalidData, kenBurns[end] == nil ? "is missing" : "wants {x, y, width, height} in fractions of the picture",
+                                subject: place)
+            }
+            for key in ["x", "y", "width", "height"] where rect[key].flatMap(number) == nil {
+                throw ReelError(.invalidData, rect[key] == nil ? "is missing" : "wants a number", subject: "\(place).\(key)")
+            }
+            let x = rect["x"].flatMap(number) ?? 0, y = rect["y"].flatMap(number) ?? 0
+            let width = rect["width"].flatMap(number) ?? 0, height = rect["height"].flatMap(number) ?? 0
+            if x + width > 1 + 1e-9 {
+                throw ReelError(.invalidData, "reaches past the picture's right edge (x + width = \(format(x + width)), at most 1)", subject: place)
+            }
+            if y + height > 1 + 1e-9 {
+                throw ReelError(.invalidData, "reaches past the picture's bottom edge (y + height = \(format(y + height)), at most 1)", subject: place)
+            }
+        }
+        if let easing = kenBurns["easing"] { try checkEasing(easing, at: "\(path).kenBurns.easing", segments: 1) }
+    }
+
     private static func checkAnimation(_ animation: [String: Any], at path: String) throws(ReelError) {
+        if let easing = animation["easing"] {
+            let segments = (animation["values"] as? [Any]).map { max($0.count - 1, 1) }
+            try checkEasing(easing, at: "\(path).easing", segments: segments)
+        }
         guard let property = animation["property"] as? String, let rule = animationValueRules[property],
               let values = animation["values"] as? [Any] else { return }
         for (index, value) in values.enumerated() {

@@ -38,6 +38,20 @@ public struct CompositionSpec: Codable, Sendable {
         /// --strength`); nil leaves the clip as it is. ``build(relativeTo:)`` takes the
         /// clip's file as given: the caller puts the steadied copy in its place first.
         public var stabilize: Double?
+        /// For a still picture (JPEG, PNG, WebP): how many seconds it shows (default 5).
+        public var duration: Double?
+        /// `contain` (default), `cover` or `fill`: how the picture fills the frame.
+        public var fit: String?
+        /// A move over the picture from one part to another.
+        public var kenBurns: KenBurns?
+    }
+
+    /// The parts of a clip's picture shown at its start and end, in fractions of the
+    /// upright picture, and how the move between them eases.
+    public struct KenBurns: Codable, Sendable {
+        public var start: Frame
+        public var end: Frame
+        public var easing: Easings?
     }
 
     public struct Frame: Codable, Sendable {
@@ -57,6 +71,8 @@ public struct CompositionSpec: Codable, Sendable {
         public var begin: Double
         public var duration: Double
         public var removedOnCompletion: Bool?
+        /// How each segment eases (linear when absent): one easing for all, or one per segment.
+        public var easing: Easings?
     }
 
     /// A number, or an `[x, y]` pair.
@@ -133,12 +149,23 @@ public struct CompositionSpec: Codable, Sendable {
     static let knownKeys: [String: Set<String>] = [
         "": ["renderSize", "frameRate", "preset", "clips", "overlays", "audio"],
         "renderSize": ["width", "height"],
-        "clips[]": ["file", "range", "speed", "transition", "stabilize"],
+        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns"],
+        "clips[].kenBurns": ["start", "end", "easing"],
+        "clips[].kenBurns.start": ["x", "y", "width", "height"],
+        "clips[].kenBurns.end": ["x", "y", "width", "height"],
+        "clips[].kenBurns.easing": ["cubicBezier", "spring"],
+        "clips[].kenBurns.easing[]": ["cubicBezier", "spring"],
+        "clips[].kenBurns.easing.spring": ["mass", "stiffness", "damping", "initialVelocity"],
+        "clips[].kenBurns.easing[].spring": ["mass", "stiffness", "damping", "initialVelocity"],
         "clips[].range": ["start", "end"],
         "clips[].transition": ["type", "duration", "direction"],
         "overlays[]": ["type", "frame", "opacity", "color", "text", "fontSize", "file", "animations"],
         "overlays[].frame": ["x", "y", "width", "height"],
-        "overlays[].animations[]": ["property", "values", "keyTimes", "begin", "duration", "removedOnCompletion"],
+        "overlays[].animations[]": ["property", "values", "keyTimes", "begin", "duration", "removedOnCompletion", "easing"],
+        "overlays[].animations[].easing": ["cubicBezier", "spring"],
+        "overlays[].animations[].easing[]": ["cubicBezier", "spring"],
+        "overlays[].animations[].easing.spring": ["mass", "stiffness", "damping", "initialVelocity"],
+        "overlays[].animations[].easing[].spring": ["mass", "stiffness", "damping", "initialVelocity"],
         "audio": ["volume", "music"],
         "audio.music": ["file", "volume", "fadeIn", "fadeOut"],
     ]

@@ -58,7 +58,8 @@ public final class OverlayLayer: @unchecked Sendable {
         for animation in animations {
             guard let value = animation.value(at: time.seconds) else { continue }
             switch animation.keyPath {
-            case .opacity: state.opacity = value.x
+            // An overshooting easing may carry opacity past 0 or 1; it is held there.
+            case .opacity: state.opacity = min(max(value.x, 0), 1)
             case .position: state.position = Point(x: value.x, y: value.y)
             case .scale: state.scale = value.x
             case .rotation: state.rotation = value.x
@@ -91,6 +92,9 @@ public struct KeyframeAnimation: Sendable {
     public var duration: Double
     /// When false, the last value holds after the end. `isRemovedOnCompletion`.
     public var isRemovedOnCompletion: Bool
+    /// How each segment (from one value to the next) eases: one per segment, the last one
+    /// repeating for any segments beyond; linear when empty. `timingFunctions`.
+    public var timingFunctions: [MediaTimingFunction] = []
 
     /// An animation of a scalar property (opacity, scale, rotation).
     /// - Parameters:
@@ -100,10 +104,11 @@ public struct KeyframeAnimation: Sendable {
     ///   - beginTime: When it starts, in composition seconds.
     ///   - duration: How long it runs, in seconds.
     ///   - isRemovedOnCompletion: False to hold the last value after the end.
+    ///   - timingFunctions: How each segment eases (one per segment; linear when empty).
     public init(keyPath: KeyPath, values: [Double], keyTimes: [Double] = [], beginTime: Double, duration: Double,
-                isRemovedOnCompletion: Bool = true) {
+                isRemovedOnCompletion: Bool = true, timingFunctions: [MediaTimingFunction] = []) {
         self.init(keyPath: keyPath, points: values.map { Point(x: $0, y: 0) }, keyTimes: keyTimes, beginTime: beginTime,
-                  duration: duration, isRemovedOnCompletion: isRemovedOnCompletion)
+                  duration: duration, isRemovedOnCompletion: isRemovedOnCompletion, timingFunctions: timingFunctions)
     }
 
     /// An animation of a point property (position).
@@ -114,14 +119,16 @@ public struct KeyframeAnimation: Sendable {
     ///   - beginTime: When it starts, in composition seconds.
     ///   - duration: How long it runs, in seconds.
     ///   - isRemovedOnCompletion: False to hold the last value after the end.
+    ///   - timingFunctions: How each segment eases (one per segment; linear when empty).
     public init(keyPath: KeyPath, points: [Point], keyTimes: [Double] = [], beginTime: Double, duration: Double,
-                isRemovedOnCompletion: Bool = true) {
+                isRemovedOnCompletion: Bool = true, timingFunctions: [MediaTimingFunction] = []) {
         self.keyPath = keyPath
         values = points
         self.keyTimes = keyTimes
         self.beginTime = beginTime
         self.duration = duration
         self.isRemovedOnCompletion = isRemovedOnCompletion
+        self.timingFunctions = timingFunctions
     }
 
     /// The value at composition second `seconds`, or nil when the animation is not in force
@@ -138,7 +145,10 @@ public struct KeyframeAnimation: Sendable {
         if upper == 0 { return values[0] }
         let lower = upper - 1
         let span = times[upper] - times[lower]
-        let f = span > 0 ? (fraction - times[lower]) / span : 1
+        var f = span > 0 ? (fraction - times[lower]) / span : 1
+        if let timing = timingFunctions.isEmpty ? nil : timingFunctions[min(lower, timingFunctions.count - 1)] {
+            f = timing.progress(at: f, overSeconds: span * duration)
+        }
         let a = values[lower], b = values[upper]
         return Point(x: a.x + (b.x - a.x) * f, y: a.y + (b.y - a.y) * f)
     }

@@ -32,7 +32,15 @@ public struct Ramp<Value: Sendable & Equatable>: Sendable, Equatable {
 /// the last ramp that has begun, interpolated, or `initial` before any.
 func value<Value>(of ramps: [Ramp<Value>], at time: MediaTime, initial: Value,
                   interpolate: (Value, Value, Double) -> Value) -> Value {
-    guard let ramp = ramps.last(where: { $0.timeRange.start <= time }) else { return initial }
+    // The ramps are ordered by start: the last that has begun by binary search (a moving
+    // still has a ramp per frame).
+    var low = 0, high = ramps.count
+    while low < high {
+        let middle = (low + high) / 2
+        if ramps[middle].timeRange.start <= time { low = middle + 1 } else { high = middle }
+    }
+    guard low > 0 else { return initial }
+    let ramp = ramps[low - 1]
     let fraction = ramp.fraction(at: time)
     if fraction <= 0 { return ramp.start }
     if fraction >= 1 { return ramp.end }
