@@ -16,8 +16,10 @@ import Testing
     final class Collector: AssetWriterDelegate, @unchecked Sendable {
         let lock = NSLock()
         var received: [(Data, AssetSegmentType, AssetSegmentReport?)] = []
-        func assetWriter(_ writer: AssetWriter, didOutputSegmentData segmentData: Data, segmentType: AssetSegmentType,
-                         segmentReport: AssetSegmentReport?) {
+        func assetWriter(
+            _ writer: AssetWriter, didOutputSegmentData segmentData: Data, segmentType: AssetSegmentType,
+            segmentReport: AssetSegmentReport?
+        ) {
             lock.lock()
             received.append((segmentData, segmentType, segmentReport))
             lock.unlock()
@@ -25,8 +27,10 @@ import Testing
     }
 
     /// Writes `frames` indexed pictures at 30 fps and as long a tone into a segmented writer.
-    private func writeSegments(frames: Int, interval: MediaTime, delegate: any AssetWriterDelegate,
-                               profile: FileTypeProfile = .mpeg4AppleHLS) async throws -> AssetWriter {
+    private func writeSegments(
+        frames: Int, interval: MediaTime, delegate: any AssetWriterDelegate,
+        profile: FileTypeProfile = .mpeg4AppleHLS
+    ) async throws -> AssetWriter {
         let writer = try AssetWriter(fileType: .mp4)
         writer.outputFileTypeProfile = profile
         writer.preferredOutputSegmentInterval = interval
@@ -45,8 +49,9 @@ import Testing
         try audio.append(SampleBuffer(audioBuffer: tone, presentationTime: .zero))
         for index in 0..<frames {
             while !video.isReadyForMoreMediaData { try await Task.sleep(nanoseconds: 1_000_000) }
-            try adaptor.append(try TestPatterns.indexedFrame(index, pool: adaptor.pixelBufferPool),
-                               withPresentationTime: MediaTime(value: Int64(index), timescale: 30))
+            try adaptor.append(
+                try TestPatterns.indexedFrame(index, pool: adaptor.pixelBufferPool),
+                withPresentationTime: MediaTime(value: Int64(index), timescale: 30))
         }
         try await writer.finishWriting()
         return writer
@@ -54,9 +59,11 @@ import Testing
 
     /// Key flags and times of a file's video packets, from ffprobe.
     private func videoPackets(_ url: URL) throws -> [(time: Double, key: Bool)] {
-        let result = try ProcessRunner.run("/usr/bin/ffprobe", [
-            "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0", url.path,
-        ])
+        let result = try ProcessRunner.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0", url.path,
+            ])
         return result.standardOutput.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: ",")
             guard fields.count >= 2, let time = Double(fields[0]) else { return nil }
@@ -84,13 +91,16 @@ import Testing
             let video = try #require(report.trackReports.first { $0.mediaType == .video })
             let first = try #require(video.firstVideoSampleInformation)
             #expect(first.isSyncSample, "segment \(index) starts with a keyframe")
-            #expect(video.earliestPresentationTimeStamp == MediaTime(value: Int64(index), timescale: 1),
-                    "segment \(index) starts at \(video.earliestPresentationTimeStamp.seconds) s")
+            #expect(
+                video.earliestPresentationTimeStamp == MediaTime(value: Int64(index), timescale: 1),
+                "segment \(index) starts at \(video.earliestPresentationTimeStamp.seconds) s")
             #expect(video.duration == MediaTime(value: 1, timescale: 1))
             // The first picture's bytes are where the report says: an H.264 length-prefixed NAL.
             #expect(first.offset > 0 && first.offset + first.length <= segment.0.count)
             videoTotal = videoTotal + video.duration
-            if let audio = report.trackReports.first(where: { $0.mediaType == .audio }) { audioTotal = audioTotal + audio.duration }
+            if let audio = report.trackReports.first(where: { $0.mediaType == .audio }) {
+                audioTotal = audioTotal + audio.duration
+            }
         }
         #expect(videoTotal == MediaTime(value: 5, timescale: 1))
         #expect(abs(audioTotal.seconds - 5) <= 1024.0 / 48000 + 1e-9, "sound lasts \(audioTotal.seconds) s")
@@ -126,8 +136,11 @@ import Testing
         _ = try await writeSegments(frames: 90, interval: MediaTime(value: 1, timescale: 1), delegate: files)
         try files.finish()
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(names == ["init.mp4", "manifest.mpd", "playlist.m3u8", "segment-00001.m4s", "segment-00002.m4s",
-                          "segment-00003.m4s"])
+        #expect(
+            names == [
+                "init.mp4", "manifest.mpd", "playlist.m3u8", "segment-00001.m4s", "segment-00002.m4s",
+                "segment-00003.m4s",
+            ])
         let playlist = try String(contentsOf: folder.appendingPathComponent("playlist.m3u8"), encoding: .utf8)
         #expect(playlist.contains("#EXT-X-MAP:URI=\"init.mp4\""))
         #expect(playlist.components(separatedBy: "#EXTINF:1.000000,").count == 4)
@@ -158,8 +171,9 @@ import Testing
         #expect(try attempt { $0.outputFileTypeProfile = nil }?.message.contains("outputFileTypeProfile") == true)
         #expect(try attempt { $0.delegate = nil }?.message.contains("delegate") == true)
         #expect(try attempt { $0.initialSegmentStartTime = .invalid }?.message.contains("initialSegmentStartTime") == true)
-        #expect(try attempt { $0.preferredOutputSegmentInterval = MediaTime(value: -1, timescale: 1) }?.message
-            .contains("positive") == true)
+        #expect(
+            try attempt { $0.preferredOutputSegmentInterval = MediaTime(value: -1, timescale: 1) }?.message
+                .contains("positive") == true)
         #expect(try attempt { _ in } == nil)
         #expect(throws: ReelError.self) { try AssetWriter(fileType: .webm) }
         #expect(collector.received.count == 1, "only the writer that started handed over its initialization segment")

@@ -35,11 +35,14 @@ package final class MuxerByteStream: @unchecked Sendable {
         guard let buffer = av_malloc(size) else {
             throw ReelError(.outOfMemory, "cannot allocate the output buffer", operation: "av_malloc")
         }
-        guard let context = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 1, nil, nil,
-                                               { opaque, bytes, count in
-                                                   MuxerByteStream.deliver(opaque, bytes, count, AVIO_DATA_MARKER_UNKNOWN,
-                                                                           Int64(bitPattern: 0x8000_0000_0000_0000))
-                                               }, nil)
+        guard
+            let context = avio_alloc_context(
+                buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 1, nil, nil,
+                { opaque, bytes, count in
+                    MuxerByteStream.deliver(
+                        opaque, bytes, count, AVIO_DATA_MARKER_UNKNOWN,
+                        Int64(bitPattern: 0x8000_0000_0000_0000))
+                }, nil)
         else {
             av_free(buffer)
             throw ReelError(.outOfMemory, "cannot allocate the output context", operation: "avio_alloc_context")
@@ -61,8 +64,10 @@ package final class MuxerByteStream: @unchecked Sendable {
     /// Hands what the muxer has buffered to the receiver.
     package func flush() { avio_flush(io) }
 
-    private static func deliver(_ opaque: UnsafeMutableRawPointer?, _ bytes: UnsafeMutablePointer<UInt8>?, _ count: Int32,
-                                _ type: AVIODataMarkerType, _ time: Int64) -> Int32 {
+    private static func deliver(
+        _ opaque: UnsafeMutableRawPointer?, _ bytes: UnsafeMutablePointer<UInt8>?, _ count: Int32,
+        _ type: AVIODataMarkerType, _ time: Int64
+    ) -> Int32 {
         guard let opaque, let bytes, count > 0 else { return 0 }
         let stream = Unmanaged<MuxerByteStream>.fromOpaque(opaque).takeUnretainedValue()
         let moment = time == Int64(bitPattern: 0x8000_0000_0000_0000) ? nil : MediaTime(value: time, timescale: 1_000_000)

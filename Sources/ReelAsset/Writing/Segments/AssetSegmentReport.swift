@@ -57,8 +57,10 @@ public struct AssetSegmentTrackReport: Sendable, Equatable {
     ///   - earliestPresentationTimeStamp: The earliest presentation time.
     ///   - duration: The samples' total duration.
     ///   - firstVideoSampleInformation: The first picture, for video.
-    public init(trackID: Int, mediaType: MediaType, earliestPresentationTimeStamp: MediaTime, duration: MediaTime,
-                firstVideoSampleInformation: AssetSegmentReportSampleInformation?) {
+    public init(
+        trackID: Int, mediaType: MediaType, earliestPresentationTimeStamp: MediaTime, duration: MediaTime,
+        firstVideoSampleInformation: AssetSegmentReportSampleInformation?
+    ) {
         self.trackID = trackID
         self.mediaType = mediaType
         self.earliestPresentationTimeStamp = earliestPresentationTimeStamp

@@ -14,6 +14,7 @@ public protocol AssetWriterDelegate: AnyObject, Sendable {
     ///   - segmentData: The segment's bytes, whole.
     ///   - segmentType: Initialization or media (separable).
     ///   - segmentReport: What it holds, track by track.
-    func assetWriter(_ writer: AssetWriter, didOutputSegmentData segmentData: Data, segmentType: AssetSegmentType,
-                     segmentReport: AssetSegmentReport?)
+    func assetWriter(
+        _ writer: AssetWriter, didOutputSegmentData segmentData: Data, segmentType: AssetSegmentType,
+        segmentReport: AssetSegmentReport?)
 }

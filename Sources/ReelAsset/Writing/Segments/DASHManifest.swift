@@ -31,15 +31,20 @@ struct DASHManifest {
             ("video", representations.filter { $0.kind == .video }), ("audio", representations.filter { $0.kind == .audio }),
         ]
         for (index, (kind, members)) in groups.enumerated() where !members.isEmpty {
-            lines.append("    <AdaptationSet id=\"\(index)\" contentType=\"\(kind)\" mimeType=\"\(kind)/mp4\" "
-                + "segmentAlignment=\"true\" startWithSAP=\"1\">")
+            lines.append(
+                "    <AdaptationSet id=\"\(index)\" contentType=\"\(kind)\" mimeType=\"\(kind)/mp4\" "
+                    + "segmentAlignment=\"true\" startWithSAP=\"1\">")
             for member in members {
-                var attributes = "id=\"\(Self.escaped(member.id))\" codecs=\"\(Self.escaped(member.codecs))\" bandwidth=\"\(member.bandwidth)\""
-                if let width = member.width, let height = member.height { attributes += " width=\"\(width)\" height=\"\(height)\"" }
+                var attributes =
+                    "id=\"\(Self.escaped(member.id))\" codecs=\"\(Self.escaped(member.codecs))\" bandwidth=\"\(member.bandwidth)\""
+                if let width = member.width, let height = member.height {
+                    attributes += " width=\"\(width)\" height=\"\(height)\""
+                }
                 lines.append("      <Representation \(attributes)>")
                 let timescale = member.segments.first?.duration.timescale ?? 1
-                lines.append("        <SegmentTemplate timescale=\"\(timescale)\" initialization=\"\(Self.escaped(member.path))init.mp4\" "
-                    + "media=\"\(Self.escaped(member.path))segment-$Number%05d$.m4s\" startNumber=\"1\">")
+                lines.append(
+                    "        <SegmentTemplate timescale=\"\(timescale)\" initialization=\"\(Self.escaped(member.path))init.mp4\" "
+                        + "media=\"\(Self.escaped(member.path))segment-$Number%05d$.m4s\" startNumber=\"1\">")
                 lines.append("          <SegmentTimeline>")
                 for segment in member.segments {
                     let start = segment.start.convertScale(timescale).value

@@ -31,8 +31,8 @@ struct FragmentReader {
                     for trex in Self.boxes(in: data, from: child.body, to: child.end) where trex.type == "trex" {
                         let at = trex.body + 4
                         guard let id = Self.u32(data, at), let duration = Self.u32(data, at + 8),
-                              let size = Self.u32(data, at + 12), let flags = Self.u32(data, at + 16),
-                              var track = found[Int(id)]
+                            let size = Self.u32(data, at + 12), let flags = Self.u32(data, at + 16),
+                            var track = found[Int(id)]
                         else { continue }
                         track.defaultDuration = Int64(duration)
                         track.defaultSize = Int64(size)
@@ -47,10 +47,13 @@ struct FragmentReader {
 
     /// The report of an initialization segment: every track, no times.
     func initializationReport() -> AssetSegmentReport {
-        AssetSegmentReport(segmentType: .initialization, trackReports: tracks.map {
-            AssetSegmentTrackReport(trackID: $0.id, mediaType: $0.mediaType, earliestPresentationTimeStamp: .invalid,
-                                    duration: .invalid, firstVideoSampleInformation: nil)
-        })
+        AssetSegmentReport(
+            segmentType: .initialization,
+            trackReports: tracks.map {
+                AssetSegmentTrackReport(
+                    trackID: $0.id, mediaType: $0.mediaType, earliestPresentationTimeStamp: .invalid,
+                    duration: .invalid, firstVideoSampleInformation: nil)
+            })
     }
 
     /// The report of a media segment: for each track with samples, its earliest presentation
@@ -66,23 +69,37 @@ struct FragmentReader {
             for traf in Self.boxes(in: data, from: moof.body, to: moof.end) where traf.type == "traf" {
                 let children = Self.boxes(in: data, from: traf.body, to: traf.end)
                 guard let tfhd = children.first(where: { $0.type == "tfhd" }),
-                      let tfhdFlags = Self.u32(data, tfhd.body).map({ $0 & 0x00FF_FFFF }),
-                      let id = Self.u32(data, tfhd.body + 4).map(Int.init),
-                      let track = tracks.first(where: { $0.id == id })
+                    let tfhdFlags = Self.u32(data, tfhd.body).map({ $0 & 0x00FF_FFFF }),
+                    let id = Self.u32(data, tfhd.body + 4).map(Int.init),
+                    let track = tracks.first(where: { $0.id == id })
                 else { continue }
                 var at = tfhd.body + 8
                 var base = moof.offset
-                if tfhdFlags & 0x1 != 0 { base = Int(clamping: Self.u64(data, at) ?? 0); at += 8 }
+                if tfhdFlags & 0x1 != 0 {
+                    base = Int(clamping: Self.u64(data, at) ?? 0)
+                    at += 8
+                }
                 if tfhdFlags & 0x2 != 0 { at += 4 }
                 var defaultDuration = track.defaultDuration
                 var defaultSize = track.defaultSize
                 var defaultFlags = track.defaultFlags
-                if tfhdFlags & 0x8 != 0 { defaultDuration = Int64(Self.u32(data, at) ?? 0); at += 4 }
-                if tfhdFlags & 0x10 != 0 { defaultSize = Int64(Self.u32(data, at) ?? 0); at += 4 }
-                if tfhdFlags & 0x20 != 0 { defaultFlags = Self.u32(data, at) ?? 0; at += 4 }
+                if tfhdFlags & 0x8 != 0 {
+                    defaultDuration = Int64(Self.u32(data, at) ?? 0)
+                    at += 4
+                }
+                if tfhdFlags & 0x10 != 0 {
+                    defaultSize = Int64(Self.u32(data, at) ?? 0)
+                    at += 4
+                }
+                if tfhdFlags & 0x20 != 0 {
+                    defaultFlags = Self.u32(data, at) ?? 0
+                    at += 4
+                }
                 var decodeTime: Int64 = 0
                 if let tfdt = children.first(where: { $0.type == "tfdt" }), let head = Self.u32(data, tfdt.body) {
-                    decodeTime = head >> 24 == 1 ? Int64(clamping: Self.u64(data, tfdt.body + 4) ?? 0)
+                    decodeTime =
+                        head >> 24 == 1
+                        ? Int64(clamping: Self.u64(data, tfdt.body + 4) ?? 0)
                         : Int64(Self.u32(data, tfdt.body + 4) ?? 0)
                 }
                 var sum = sums[id] ?? Sums()
@@ -97,15 +114,27 @@ struct FragmentReader {
                         position += 4
                     }
                     var firstFlags: UInt32?
-                    if flags & 0x4 != 0 { firstFlags = Self.u32(data, position); position += 4 }
+                    if flags & 0x4 != 0 {
+                        firstFlags = Self.u32(data, position)
+                        position += 4
+                    }
                     for index in 0..<Int(min(count, 1_000_000)) {
                         var duration = defaultDuration
                         var size = defaultSize
                         var sampleFlags = index == 0 ? firstFlags ?? defaultFlags : defaultFlags
                         var offset: Int64 = 0
-                        if flags & 0x100 != 0 { duration = Int64(Self.u32(data, position) ?? 0); position += 4 }
-                        if flags & 0x200 != 0 { size = Int64(Self.u32(data, position) ?? 0); position += 4 }
-                        if flags & 0x400 != 0 { sampleFlags = Self.u32(data, position) ?? 0; position += 4 }
+                        if flags & 0x100 != 0 {
+                            duration = Int64(Self.u32(data, position) ?? 0)
+                            position += 4
+                        }
+                        if flags & 0x200 != 0 {
+                            size = Int64(Self.u32(data, position) ?? 0)
+                            position += 4
+                        }
+                        if flags & 0x400 != 0 {
+                            sampleFlags = Self.u32(data, position) ?? 0
+                            position += 4
+                        }
                         if flags & 0x800 != 0 {
                             let raw = Self.u32(data, position) ?? 0
                             offset = version == 0 ? Int64(raw) : Int64(Int32(bitPattern: raw))
@@ -128,14 +157,16 @@ struct FragmentReader {
                 sums[id] = sum
             }
         }
-        return AssetSegmentReport(segmentType: .separable, trackReports: tracks.compactMap { track in
-            guard let sum = sums[track.id], let earliest = sum.earliest else { return nil }
-            return AssetSegmentTrackReport(
-                trackID: track.id, mediaType: track.mediaType,
-                earliestPresentationTimeStamp: MediaTime(value: earliest, timescale: track.timescale),
-                duration: MediaTime(value: sum.duration, timescale: track.timescale),
-                firstVideoSampleInformation: sum.first)
-        })
+        return AssetSegmentReport(
+            segmentType: .separable,
+            trackReports: tracks.compactMap { track in
+                guard let sum = sums[track.id], let earliest = sum.earliest else { return nil }
+                return AssetSegmentTrackReport(
+                    trackID: track.id, mediaType: track.mediaType,
+                    earliestPresentationTimeStamp: MediaTime(value: earliest, timescale: track.timescale),
+                    duration: MediaTime(value: sum.duration, timescale: track.timescale),
+                    firstVideoSampleInformation: sum.first)
+            })
     }
 
     // MARK: - Boxes

@@ -52,8 +52,10 @@ public final class SegmentFolderWriter: AssetWriterDelegate, @unchecked Sendable
     /// The first error writing a file, if any (``finish()`` throws it).
     public var error: ReelError? { state.withLock { $0.error } }
 
-    public func assetWriter(_ writer: AssetWriter, didOutputSegmentData segmentData: Data, segmentType: AssetSegmentType,
-                            segmentReport: AssetSegmentReport?) {
+    public func assetWriter(
+        _ writer: AssetWriter, didOutputSegmentData segmentData: Data, segmentType: AssetSegmentType,
+        segmentReport: AssetSegmentReport?
+    ) {
         let name: String
         switch segmentType {
         case .initialization:
@@ -68,9 +70,10 @@ public final class SegmentFolderWriter: AssetWriterDelegate, @unchecked Sendable
             let main = tracks.first { $0.mediaType == .video } ?? tracks.first
             name = state.withLock { state in
                 let name = String(format: "segment-%05d.m4s", state.segments.count + 1)
-                state.segments.append(Segment(
-                    name: name, start: main?.earliestPresentationTimeStamp ?? .invalid, duration: main?.duration ?? .invalid,
-                    startsWithKeyframe: main?.firstVideoSampleInformation?.isSyncSample ?? (main?.mediaType == .audio)))
+                state.segments.append(
+                    Segment(
+                        name: name, start: main?.earliestPresentationTimeStamp ?? .invalid, duration: main?.duration ?? .invalid,
+                        startsWithKeyframe: main?.firstVideoSampleInformation?.isSyncSample ?? (main?.mediaType == .audio)))
                 return name
             }
         }
@@ -92,9 +95,13 @@ public final class SegmentFolderWriter: AssetWriterDelegate, @unchecked Sendable
             throw ReelError(.invalidState, "the writer produced no media segment", subject: folder.path)
         }
         try Self.write(mediaPlaylist(), to: folder.appendingPathComponent("playlist.m3u8"))
-        let manifest = DASHManifest(duration: totalDuration, representations: [
-            .init(id: folder.lastPathComponent, path: "", codecs: codecs.joined(separator: ","), kind: kind,
-                  bandwidth: bandwidth, width: nil, height: nil, segments: segments)])
+        let manifest = DASHManifest(
+            duration: totalDuration,
+            representations: [
+                .init(
+                    id: folder.lastPathComponent, path: "", codecs: codecs.joined(separator: ","), kind: kind,
+                    bandwidth: bandwidth, width: nil, height: nil, segments: segments)
+            ])
         try Self.write(manifest.text, to: folder.appendingPathComponent("manifest.mpd"))
         state.withLock { $0.finished = true }
     }
@@ -113,7 +120,8 @@ public final class SegmentFolderWriter: AssetWriterDelegate, @unchecked Sendable
     /// bandwidth ask for, their peak and average alike here).
     public var bandwidth: Int {
         let bytes = segments.reduce(0) { total, segment in
-            let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(segment.name).path)[.size])
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(segment.name).path)[.size])
                 as? Int ?? 0
             return total + size
         }
@@ -131,9 +139,11 @@ public final class SegmentFolderWriter: AssetWriterDelegate, @unchecked Sendable
     /// An HLS media playlist (version 7: fMP4 segments) over the segments, for video on
     /// demand (`EXT-X-ENDLIST`).
     public func mediaPlaylist() -> String {
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(targetDuration)",
-                     "#EXT-X-MEDIA-SEQUENCE:1", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS",
-                     "#EXT-X-MAP:URI=\"init.mp4\""]
+        var lines = [
+            "#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(targetDuration)",
+            "#EXT-X-MEDIA-SEQUENCE:1", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS",
+            "#EXT-X-MAP:URI=\"init.mp4\"",
+        ]
         for segment in segments {
             lines.append("#EXTINF:\(String(format: "%.6f", segment.duration.seconds)),")
             lines.append(segment.name)
