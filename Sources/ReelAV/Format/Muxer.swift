@@ -10,6 +10,8 @@ package final class Muxer {
     private var encoderTimeBases: [Int: Rational] = [:]
     private var headerWritten = false
     private var ioOpen = false
+    /// The byte stream written to instead of a file, kept alive as long as the muxer.
+    private var byteStream: MuxerByteStream?
 
     /// - Parameter formatName: FFmpeg's muxer name: `mp4`, `mov`, `ipod` (m4v), `webm`, `matroska`, `image2`.
     package init(path: String, formatName: String) throws(ReelError) {
@@ -24,8 +26,21 @@ package final class Muxer {
         self.path = path
     }
 
+    /// A muxer whose bytes go to `stream` instead of a file.
+    /// - Parameters:
+    ///   - formatName: FFmpeg's muxer name.
+    ///   - stream: Receives the bytes with the muxer's markers.
+    ///   - name: What errors name as their subject.
+    package convenience init(formatName: String, stream: MuxerByteStream, name: String) throws(ReelError) {
+        try self.init(path: name, formatName: formatName)
+        byteStream = stream
+        context.pointee.pb = stream.io
+        context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+    }
+
     deinit {
         if ioOpen { avio_closep(&context.pointee.pb) }
+        if byteStream != nil { context.pointee.pb = nil }
         avformat_free_context(context)
     }
 
@@ -79,7 +94,7 @@ package final class Muxer {
     /// Opens the file and writes the header, with muxer options such as `movflags`.
     /// - Throws: ``ReelError`` when the file cannot be created or the muxer refuses an option.
     package func writeHeader(options: [String: String] = [:]) throws(ReelError) {
-        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+        if byteStream == nil, context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
             try FFmpeg.check(avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "avio_open", subject: path)
             ioOpen = true
         }
@@ -120,6 +135,7 @@ package final class Muxer {
         guard headerWritten else { return }
         headerWritten = false
         try FFmpeg.check(av_write_trailer(context), "av_write_trailer", subject: path)
+        byteStream?.flush()
         if ioOpen {
             ioOpen = false
             try FFmpeg.check(avio_closep(&context.pointee.pb), "avio_closep", subject: path)

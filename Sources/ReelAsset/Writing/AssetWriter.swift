@@ -31,6 +31,8 @@ public final class AssetWriter: Sendable {
 
     public let outputURL: URL
     public let outputFileType: FileType
+    /// Made by ``init(fileType:)``: segments go to the ``delegate``, no file is written.
+    public let producesSegments: Bool
     /// Settings, status, session bounds and the open file: one state, one lock.
     private let machine = PosixMutex(AssetWriterStateMachine<WriterFiles>())
 
@@ -54,6 +56,34 @@ public final class AssetWriter: Sendable {
         set { _ = machine.withLock { $0.configure { $0.metadata = newValue } } }
     }
     public var inputs: [AssetWriterInput] { machine.withLock { $0.settings.inputs } }
+
+    /// The profile of a segmented writer's output: ``FileTypeProfile/mpeg4AppleHLS`` or
+    /// ``FileTypeProfile/mpeg4CMAFCompliant``. Required by a writer made with
+    /// ``init(fileType:)``; set before ``startWriting()``. `outputFileTypeProfile`.
+    public var outputFileTypeProfile: FileTypeProfile? {
+        get { machine.withLock { $0.settings.outputFileTypeProfile } }
+        set { _ = machine.withLock { $0.configure { $0.outputFileTypeProfile = newValue } } }
+    }
+    /// How long media segments should be. Invalid (the default) lets the writer choose
+    /// (6 s); indefinite cuts a segment only at ``flushSegment()``. Segments start on
+    /// keyframes: without a ``VideoSettings/keyFrameInterval`` the writer puts one at every
+    /// interval (and none at scene changes), so two writers with the same interval and frame
+    /// times cut at the same times. Set before ``startWriting()``. `preferredOutputSegmentInterval`.
+    public var preferredOutputSegmentInterval: MediaTime {
+        get { machine.withLock { $0.settings.preferredOutputSegmentInterval } }
+        set { _ = machine.withLock { $0.configure { $0.preferredOutputSegmentInterval = newValue } } }
+    }
+    /// Where the first segment interval starts on the session's timeline (required, numeric,
+    /// when the interval is). Set before ``startWriting()``. `initialSegmentStartTime`.
+    public var initialSegmentStartTime: MediaTime {
+        get { machine.withLock { $0.settings.initialSegmentStartTime } }
+        set { _ = machine.withLock { $0.configure { $0.initialSegmentStartTime = newValue } } }
+    }
+    /// Receives a segmented writer's segments; held weakly. Set before ``startWriting()``. `delegate`.
+    public var delegate: (any AssetWriterDelegate)? {
+        get { machine.withLock { $0.settings.delegate?.delegate } }
+        set { _ = machine.withLock { $0.configure { $0.delegate = .init(delegate: newValue) } } }
+    }
     /// What the file should hold, checked from its timestamps before it is put in place
     /// (``ExportCheck``); set by exports until ``finishWriting()`` begins. Nil checks nothing.
     package var exportCheck: ExportCheck? {
@@ -81,6 +111,7 @@ public final class AssetWriter: Sendable {
     public init(outputURL: URL, fileType: FileType) throws(ReelError) {
         self.outputURL = outputURL
         outputFileType = fileType
+        producesSegments = false
         let folder = outputURL.deletingLastPathComponent().path
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
@@ -93,6 +124,23 @@ public final class AssetWriter: Sendable {
             throw ReelError(.permissionDenied, "cannot write in \(folder): \(String(cString: strerror(errno)))",
                             subject: outputURL.path)
         }
+    }
+
+    /// A writer of segments instead of a file: it hands the initialization segment and each
+    /// media segment, with its report, to its ``delegate`` (fragmented MP4 for HTTP Live
+    /// Streaming and DASH). Set ``outputFileTypeProfile`` and the delegate before
+    /// ``startWriting()``. `AVAssetWriter(contentType:)`.
+    ///
+    /// There is no file: ``outputURL`` is `segments.mp4`, a name for error messages.
+    /// - Parameter fileType: ``FileType/mp4`` (the only type segments are written in).
+    /// - Throws: ``ReelError`` `.unsupported` for another file type.
+    public init(fileType: FileType) throws(ReelError) {
+        guard fileType == .mp4 else {
+            throw ReelError(.unsupported, "segments are written as fragmented MP4, not \(fileType)")
+        }
+        outputURL = URL(fileURLWithPath: "segments.mp4")
+        outputFileType = fileType
+        producesSegments = true
     }
 
     /// A writer whose file type follows the URL's extension.
@@ -175,6 +223,10 @@ public final class AssetWriter: Sendable {
             }
             return settings
         }
+        if producesSegments {
+            try startSegments(settings)
+            return
+        }
         let fragmented = settings.isFragmented
         let temporary = Self.temporaryURL(for: outputURL, fragmented: fragmented)
         do throws(ReelError) {
@@ -203,6 +255,79 @@ public final class AssetWriter: Sendable {
         }
     }
 
+    /// ``startWriting()`` of a segmented writer: the muxer writes into a ``SegmentAssembler``,
+    /// which hands the initialization segment over before this returns.
+    private func startSegments(_ settings: AssetWriterStateMachine<WriterFiles>.Settings) throws(ReelError) {
+        do throws(ReelError) {
+            let plan = try Self.segmentPlan(settings)
+            guard let delegate = settings.delegate?.delegate else {
+                throw ReelError(.invalidState, "set a delegate before startWriting(): it receives the segments")
+            }
+            let assembler = try SegmentAssembler(plan: plan, writer: self, delegate: delegate)
+            guard let stream = assembler.stream else { throw ReelError(.outOfMemory, "no output stream") }
+            let muxer = try Muxer(formatName: "mp4", stream: stream, name: outputURL.path)
+            let shared = SharedMuxer(muxer)
+            for (index, input) in settings.inputs.enumerated() {
+                try prepare(input, index: index, muxer: muxer, shared: shared, settings: settings)
+            }
+            Self.shiftForPriming(settings.inputs, trimming: true)
+            Self.writeMetadata(settings.metadata, to: muxer)
+            let hasVideo = settings.inputs.contains { $0.mediaType == .video }
+            try muxer.writeHeader(options: Self.segmentOptions(settings, plan: plan, hasVideo: hasVideo))
+            muxer.flush()
+            assembler.headerWritten()
+            let nowhere = FileManager.default.temporaryDirectory.appendingPathComponent(".reel-segments-\(UUID().uuidString)")
+            let files = WriterFiles(muxer: shared, temporaryURL: nowhere, isFragmented: false, inputs: settings.inputs,
+                                    segments: assembler)
+            guard machine.withLock({ $0.started(files) }) else {
+                files.discard(removingPartial: true)
+                throw ReelError(.cancelled, "the writing was cancelled", subject: outputURL.path)
+            }
+        } catch {
+            for input in settings.inputs { input.pipeline = nil }
+            let named = error.about(outputURL.path)
+            machine.withLock { $0.startFailed(named) }
+            throw named
+        }
+    }
+
+    /// When the segments are cut, from the settings, as AVFoundation checks them.
+    static func segmentPlan(_ settings: AssetWriterStateMachine<WriterFiles>.Settings) throws(ReelError)
+        -> SegmentAssembler.SegmentPlan {
+        guard let profile = settings.outputFileTypeProfile else {
+            throw ReelError(.invalidState, "set outputFileTypeProfile (.mpeg4AppleHLS or .mpeg4CMAFCompliant) before startWriting()")
+        }
+        guard profile == .mpeg4AppleHLS || profile == .mpeg4CMAFCompliant else {
+            throw ReelError(.unsupported, "the profile \(profile) is not one Reel writes")
+        }
+        let interval = settings.preferredOutputSegmentInterval
+        if interval.isIndefinite { return .init(interval: nil, initialStart: .zero) }
+        if interval.isValid, !(interval.isNumeric && interval > .zero) {
+            throw ReelError(.invalidArgument, "the segment interval must be positive, indefinite or invalid (the default)")
+        }
+        let start = settings.initialSegmentStartTime
+        if interval.isNumeric, !start.isNumeric {
+            throw ReelError(.invalidArgument, "set a numeric initialSegmentStartTime with a numeric segment interval")
+        }
+        return .init(interval: interval.isNumeric ? interval : MediaTime(value: 6, timescale: 1),
+                     initialStart: start.isNumeric ? start : .zero)
+    }
+
+    /// The MP4 muxer's options for segments: an empty moov up front, a fragment at every
+    /// keyframe (or every interval for sound alone), times relative to each moof, no
+    /// trailing index. CMAF's profile adds its brand.
+    private static func segmentOptions(_ settings: AssetWriterStateMachine<WriterFiles>.Settings,
+                                       plan: SegmentAssembler.SegmentPlan, hasVideo: Bool) -> [String: String] {
+        var flags = "+frag_keyframe+empty_moov+default_base_moof+skip_trailer"
+        if settings.outputFileTypeProfile == .mpeg4CMAFCompliant { flags += "+cmaf" }
+        var options = ["movflags": flags]
+        if !hasVideo {
+            let interval = plan.interval ?? MediaTime(value: 1, timescale: 1)
+            options["frag_duration"] = String(interval.convertScale(1_000_000).value)
+        }
+        return options
+    }
+
     /// A fragmented MP4's moov is written before any packet, so it cannot hold the edit
     /// list that hides AAC's priming (the encoder's first frame starts before zero), and
     /// FFmpeg stretches the first sample of any track that does not start at zero. So in
@@ -210,10 +335,16 @@ public final class AssetWriter: Sendable {
     /// AAC frame, 21 ms at 48 kHz, after its picture), which keeps a file killed in its
     /// first second readable. The finished file takes the shift back and hides the priming
     /// with an edit list, as FFmpeg's MP4 muxer does for AAC (``finishSynchronously()``).
-    private static func shiftForPriming(_ inputs: [AssetWriterInput]) {
+    ///
+    /// Segments (`trimming`) have no later file to take the shift back, so there the sound
+    /// is laid one AAC frame early instead: the priming then ends exactly at zero, the sound
+    /// from the session's start plus that frame plays at its own time, and what came before
+    /// it (the first 21 ms at 48 kHz) is not written.
+    private static func shiftForPriming(_ inputs: [AssetWriterInput], trimming: Bool = false) {
         for input in inputs where input.audioSettings?.codec == .aac {
             guard let pipeline = input.pipeline else { continue }
             pipeline.timestampShift = Int64(pipeline.encoder.frameSize)
+            if trimming { pipeline.leadTrim = Int64(pipeline.encoder.frameSize) }
         }
     }
 
@@ -230,13 +361,28 @@ public final class AssetWriter: Sendable {
                 let rate = video.expectedFrameRate ?? 30
                 configuration.keyFrameInterval = max(1, Int(min(10_000, (rate * settings.movieFragmentInterval.seconds).rounded())))
             }
+            if producesSegments {
+                // A keyframe at every segment interval and nowhere else (no scene cuts), and no
+                // B-frames: two writers with the same interval and frame times cut at the same
+                // times, and a segment's first picture shows at its first decode time (a
+                // fragmented moov has no edit list to hide B-frames' delay).
+                if video.keyFrameInterval == nil {
+                    let interval = (try? Self.segmentPlan(settings).interval) ?? nil
+                    let seconds = interval?.seconds ?? 2
+                    let rate = video.expectedFrameRate ?? 30
+                    configuration.keyFrameInterval = max(1, Int(min(10_000, max(1, (rate * seconds).rounded()))))
+                }
+                configuration.options["bf"] = "0"
+                if video.codec == .h264 { configuration.options["x264-params"] = "scenecut=0:sync-lookahead=0" }
+                if video.codec == .hevc { configuration.options["x265-params"] = "scenecut=0:bframes=0" }
+            }
             if fragmented, input.expectsMediaDataInRealTime, video.codec == .h264 || video.codec == .hevc {
                 // No lookahead or B-frames: a live frame reaches its fragment, and the disk,
                 // a frame after it arrives instead of half a second later, so a crash loses
                 // no more than the fragment being filled.
                 configuration.options["tune"] = "zerolatency"
             }
-            if !input.expectsMediaDataInRealTime, video.codec == .h264 {
+            if !input.expectsMediaDataInRealTime, video.codec == .h264, !producesSegments {
                 // x264's threaded lookahead decides frame types from however many frames have
                 // arrived when it runs, so the same pictures may encode differently from run to
                 // run on a busy machine (2 of 24 ffmpeg CLI runs here). Without it an export is
@@ -309,6 +455,12 @@ public final class AssetWriter: Sendable {
         return folder.appendingPathComponent(".\(name).reel-\(token).\(ext)")
     }
 
+    /// Ends the current segment: with an indefinite ``preferredOutputSegmentInterval``, the
+    /// next keyframe starts a new one (segments always start on keyframes). `flushSegment()`.
+    public func flushSegment() {
+        machine.withLock { $0.session?.output.segments }?.flush()
+    }
+
     /// Appended samples before `time` are dropped; `time` is zero in the file.
     /// `startSession(atSourceTime:)`.
     /// - Parameter time: The source time the file starts at.
@@ -363,7 +515,9 @@ public final class AssetWriter: Sendable {
             try checkFinishing()
             try files.muxer.withLock { (muxer) throws(ReelError) in try muxer.finish() }
             try checkFinishing()
-            if files.isFragmented, outputFileType.isISOBaseMedia {
+            if let segments = files.segments {
+                segments.finish()
+            } else if files.isFragmented, outputFileType.isISOBaseMedia {
                 try completeFragmented(files, duration: end.isNumeric && start.isNumeric ? end - start : nil)
             } else {
                 try machine.withLock { $0.settings.exportCheck }?.verify(files.temporaryURL, as: outputURL)

@@ -193,6 +193,6 @@ public final class AssetWriterInput: @unchecked Sendable {
         }
         let rate = Int64(session.pipeline.encoder.audioFormat.sampleRate)
         let startSample = (time - session.start).multiplied(byRatio: rate, divisor: 1).convertScale(1).value
-        session.pipeline.appendAudio(audio, startSample: startSample)
+        session.pipeline.appendAudio(audio, startSample: startSample - session.pipeline.leadTrim)
     }
 }

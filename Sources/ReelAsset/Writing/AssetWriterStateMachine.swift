@@ -15,8 +15,19 @@ struct AssetWriterStateMachine<Output> {
         var metadata = AssetMetadata()
         var inputs: [AssetWriterInput] = []
         var exportCheck: ExportCheck?
+        /// Segmented output (``AssetWriter/init(fileType:)``): the profile, the interval,
+        /// where the first interval starts and who receives the segments.
+        var outputFileTypeProfile: FileTypeProfile?
+        var preferredOutputSegmentInterval: MediaTime = .invalid
+        var initialSegmentStartTime: MediaTime = .invalid
+        var delegate: DelegateReference?
 
         var isFragmented: Bool { movieFragmentInterval.isNumeric && movieFragmentInterval > .zero }
+    }
+
+    /// The delegate, held weakly as AVFoundation does.
+    struct DelegateReference {
+        weak var delegate: (any AssetWriterDelegate)?
     }
 
     /// A started writer's open file and its session's bounds.

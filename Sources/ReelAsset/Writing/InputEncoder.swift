@@ -17,6 +17,9 @@ final class InputEncoder: @unchecked Sendable {
     private let muxer: SharedMuxer
     /// Added to every packet's timestamps (encoder ticks), set before the first frame.
     var timestampShift: Int64 = 0
+    /// Audio samples laid this many earlier than appended (the head before zero is dropped),
+    /// set before the first frame: see `AssetWriter.shiftForPriming`.
+    var leadTrim: Int64 = 0
     private let queue: DispatchQueue
     private let slots: DispatchSemaphore
     let capacity: Int

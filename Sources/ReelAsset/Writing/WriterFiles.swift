@@ -10,12 +10,16 @@ final class WriterFiles: @unchecked Sendable {
     let temporaryURL: URL
     let isFragmented: Bool
     let inputs: [AssetWriterInput]
+    /// A segmented writer's cutter (its `temporaryURL` then names no file that exists).
+    let segments: SegmentAssembler?
     /// Held for the whole of ``discard()``; `discarded` is only touched under it.
     private let closing = NSLock()
     private var discarded = false
 
-    init(muxer: SharedMuxer, temporaryURL: URL, isFragmented: Bool, inputs: [AssetWriterInput]) {
+    init(muxer: SharedMuxer, temporaryURL: URL, isFragmented: Bool, inputs: [AssetWriterInput],
+         segments: SegmentAssembler? = nil) {
         self.muxer = muxer
+        self.segments = segments
         self.temporaryURL = temporaryURL
         self.isFragmented = isFragmented
         self.inputs = inputs

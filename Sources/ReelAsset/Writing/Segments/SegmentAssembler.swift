@@ -1,0 +1,132 @@
+import Foundation
+import ReelAV
+import ReelCore
+
+/// Cuts a segmented ``AssetWriter``'s byte stream into the initialization segment and
+/// media segments, and hands each to the delegate with its report.
+///
+/// FFmpeg's MP4 muxer writes the stream (`empty_moov`, a fragment at each keyframe) and
+/// marks where each fragment starts and at what time (``MuxerByteStream/Marker``). A media
+/// segment is the run of fragments from one that starts with a keyframe at or after the
+/// next segment boundary (``SegmentPlan``) to the next such fragment; with an indefinite
+/// interval, from one ``flush()`` to the next. Runs on the thread writing to the muxer,
+/// under the muxer's lock, so calls are already serial; its own state is under one lock all
+/// the same because ``finish()`` comes from another thread.
+final class SegmentAssembler: @unchecked Sendable {
+    /// When segments are cut.
+    struct SegmentPlan {
+        /// Cut at keyframes this far apart; nil for indefinite (cut at ``flush()`` only).
+        var interval: MediaTime?
+        /// The first boundary is this plus one interval.
+        var initialStart: MediaTime
+    }
+
+    /// The bytes of the stream as they come: the header, then the segment being filled.
+    private struct State {
+        var header = Data()
+        var reader: FragmentReader?
+        var current = Data()
+        var nextBoundary: MediaTime?
+        var cutRequested = false
+        var delivered = 0
+    }
+
+    private let state: PosixMutex<State>
+    private let plan: SegmentPlan
+    private weak var writer: AssetWriter?
+    private let delegate: any AssetWriterDelegate
+    private(set) var stream: MuxerByteStream?
+
+    init(plan: SegmentPlan, writer: AssetWriter, delegate: any AssetWriterDelegate) throws(ReelError) {
+        self.plan = plan
+        self.writer = writer
+        self.delegate = delegate
+        var first = State()
+        if let interval = plan.interval { first.nextBoundary = plan.initialStart + interval }
+        state = PosixMutex(first)
+        stream = try MuxerByteStream { [weak self] bytes, marker in self?.receive(bytes, marker) }
+    }
+
+    /// Media segments handed over so far.
+    var deliveredSegments: Int { state.withLock { $0.delivered } }
+
+    private func receive(_ bytes: Data, _ marker: MuxerByteStream.Marker) {
+        var ready: [(Data, AssetSegmentType, AssetSegmentReport?)] = []
+        state.withLock { state in
+            switch marker {
+            case .syncPoint(let time):
+                if state.reader == nil { ready.append(Self.takeHeader(&state)) }
+                if !state.current.isEmpty, shouldCut(&state, at: time) { ready.append(Self.takeSegment(&state)) }
+                state.current.append(bytes)
+            case .boundaryPoint:
+                if state.reader == nil { ready.append(Self.takeHeader(&state)) }
+                state.current.append(bytes)
+            case .unknown, .header, .trailer:
+                if state.reader == nil { state.header.append(bytes) } else { state.current.append(bytes) }
+            }
+        }
+        deliver(ready)
+    }
+
+    /// Whether a fragment starting with a keyframe at `time` starts a new segment.
+    private func shouldCut(_ state: inout State, at time: MediaTime?) -> Bool {
+        guard let interval = plan.interval else {
+            defer { state.cutRequested = false }
+            return state.cutRequested
+        }
+        guard let time, let boundary = state.nextBoundary else { return false }
+        // A keyframe a little before the boundary (a rounded frame rate) still starts the
+        // segment there, rather than making this one twice as long.
+        let slack = MediaTime(value: interval.value, timescale: interval.timescale).multiplied(byRatio: 1, divisor: 20)
+        guard time >= boundary - slack else { return false }
+        var next = boundary
+        while next - slack <= time { next = next + interval }
+        state.nextBoundary = next
+        return true
+    }
+
+    private static func takeHeader(_ state: inout State) -> (Data, AssetSegmentType, AssetSegmentReport?) {
+        let reader = FragmentReader(initialization: state.header)
+        state.reader = reader
+        return (state.header, .initialization, reader.initializationReport())
+    }
+
+    private static func takeSegment(_ state: inout State) -> (Data, AssetSegmentType, AssetSegmentReport?) {
+        let data = state.current
+        state.current = Data()
+        state.delivered += 1
+        return (data, .separable, state.reader?.report(ofSegment: data))
+    }
+
+    private func deliver(_ ready: [(Data, AssetSegmentType, AssetSegmentReport?)]) {
+        guard let writer else { return }
+        for (data, type, report) in ready {
+            delegate.assetWriter(writer, didOutputSegmentData: data, segmentType: type, segmentReport: report)
+        }
+    }
+
+    /// With an indefinite interval, the next fragment that starts with a keyframe starts a
+    /// new segment. (`flushSegment()`.)
+    func flush() {
+        state.withLock { $0.cutRequested = true }
+    }
+
+    /// After the muxer's header is flushed: hands over the initialization segment.
+    func headerWritten() {
+        var ready: [(Data, AssetSegmentType, AssetSegmentReport?)] = []
+        state.withLock { state in
+            if state.reader == nil, !state.header.isEmpty { ready.append(Self.takeHeader(&state)) }
+        }
+        deliver(ready)
+    }
+
+    /// After the muxer's trailer: hands over the header (if no sample came) and the last segment.
+    func finish() {
+        var ready: [(Data, AssetSegmentType, AssetSegmentReport?)] = []
+        state.withLock { state in
+            if state.reader == nil, !state.header.isEmpty { ready.append(Self.takeHeader(&state)) }
+            if !state.current.isEmpty { ready.append(Self.takeSegment(&state)) }
+        }
+        deliver(ready)
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import ReelAsset
+import ReelCore
+import ReelTestSupport
+import Testing
+
+/// `AssetWriter(fileType:)` with an HLS profile: the delegate gets the initialization segment
+/// and each media segment with its report, and ffprobe agrees with the reports.
+@Suite struct SegmentedWriterTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-segments")
+    }
+
+    final class Collector: AssetWriterDelegate, @unchecked Sendable {
+        let lock = NSLock()
+        var received: [(Data, AssetSegmentType, AssetSegmentReport?)] = []
+        func assetWriter(
+            _ writer: AssetWriter, didOutputSegmentData segmentData: Data, segmentType: AssetSegmentType,
+            segmentReport: AssetSegmentReport?
+        ) {
+            lock.lock()
+            received.append((segmentData, segmentType, segmentReport))
+            lock.unlock()
+        }
+    }
+
+    /// Writes `frames` indexed pictures at 30 fps and as long a tone into a segmented writer.
+    private func writeSegments(
+        frames: Int, interval: MediaTime, delegate: any AssetWriterDelegate,
+        profile: FileTypeProfile = .mpeg4AppleHLS
+    ) async throws -> AssetWriter {
+        let writer = try AssetWriter(fileType: .mp4)
+        writer.outputFileTypeProfile = profile
+        writer.preferredOutputSegmentInterval = interval
+        writer.initialSegmentStartTime = .zero
+        writer.delegate = delegate
+        var settings = VideoSettings(width: 320, height: 240, quality: 8, preset: "veryfast")
+        settings.expectedFrameRate = 30
+        let video = AssetWriterInput(mediaType: .video, outputSettings: settings)
+        try writer.add(video)
+        let audio = AssetWriterInput(mediaType: .audio, outputSettings: AudioSettings(sampleRate: 48000, channelCount: 1))
+        try writer.add(audio)
+        let adaptor = AssetWriterInputPixelBufferAdaptor(assetWriterInput: video, sourcePixelFormat: .yuv420p)
+        try writer.startWriting()
+        writer.startSession(atSourceTime: .zero)
+        let tone = try TestPatterns.sine(frequency: 1000, seconds: Double(frames) / 30)
+        try audio.append(SampleBuffer(audioBuffer: tone, presentationTime: .zero))
+        for index in 0..<frames {
+            while !video.isReadyForMoreMediaData { try await Task.sleep(nanoseconds: 1_000_000) }
+            try adaptor.append(
+                try TestPatterns.indexedFrame(index, pool: adaptor.pixelBufferPool),
+                withPresentationTime: MediaTime(value: Int64(index), timescale: 30))
+        }
+        try await writer.finishWriting()
+        return writer
+    }
+
+    /// Key flags and times of a file's video packets, from ffprobe.
+    private func videoPackets(_ url: URL) throws -> [(time: Double, key: Bool)] {
+        let result = try ProcessRunner.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0", url.path,
+            ])
+        return result.standardOutput.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",")
+            guard fields.count >= 2, let time = Double(fields[0]) else { return nil }
+            return (time, fields[1].contains("K"))
+        }
+    }
+
+    @Test func segmentsComeWithReportsOnKeyframesAtEachInterval() async throws {
+        let collector = Collector()
+        let writer = try await writeSegments(frames: 150, interval: MediaTime(value: 1, timescale: 1), delegate: collector)
+        #expect(writer.status == .completed)
+        let received = collector.received
+        try #require(received.count >= 2)
+        #expect(received[0].1 == .initialization)
+        let initTracks = received[0].2?.trackReports.map(\.mediaType) ?? []
+        #expect(initTracks == [.video, .audio])
+        #expect(received.dropFirst().allSatisfy { $0.1 == .separable })
+        let segments = Array(received.dropFirst())
+        #expect(segments.count == 5)
+
+        var videoTotal = MediaTime.zero
+        var audioTotal = MediaTime.zero
+        for (index, segment) in segments.enumerated() {
+            let report = try #require(segment.2)
+            let video = try #require(report.trackReports.first { $0.mediaType == .video })
+            let first = try #require(video.firstVideoSampleInformation)
+            #expect(first.isSyncSample, "segment \(index) starts with a keyframe")
+            #expect(
+                video.earliestPresentationTimeStamp == MediaTime(value: Int64(index), timescale: 1),
+                "segment \(index) starts at \(video.earliestPresentationTimeStamp.seconds) s")
+            #expect(video.duration == MediaTime(value: 1, timescale: 1))
+            // The first picture's bytes are where the report says: an H.264 length-prefixed NAL.
+            #expect(first.offset > 0 && first.offset + first.length <= segment.0.count)
+            videoTotal = videoTotal + video.duration
+            if let audio = report.trackReports.first(where: { $0.mediaType == .audio }) {
+                audioTotal = audioTotal + audio.duration
+            }
+        }
+        #expect(videoTotal == MediaTime(value: 5, timescale: 1))
+        #expect(abs(audioTotal.seconds - 5) <= 1024.0 / 48000 + 1e-9, "sound lasts \(audioTotal.seconds) s")
+
+        // ffprobe on the initialization segment plus all media segments: 150 pictures,
+        // keyframes exactly at 0, 1, 2, 3, 4 s.
+        var whole = received[0].0
+        for segment in segments { whole.append(segment.0) }
+        let url = directory.appendingPathComponent("whole.mp4")
+        try whole.write(to: url)
+        let packets = try videoPackets(url)
+        #expect(packets.count == 150)
+        #expect(packets.filter(\.key).map(\.time) == [0, 1, 2, 3, 4])
+        // And each media segment plays on its own after the initialization segment.
+        for (index, segment) in segments.enumerated() {
+            let part = directory.appendingPathComponent("part-\(index).mp4")
+            try (received[0].0 + segment.0).write(to: part)
+            let parts = try videoPackets(part)
+            #expect(parts.count == 30 && parts.first?.key == true && parts.first?.time == Double(index))
+        }
+    }
+
+    @Test func indefiniteIntervalGivesOneSegmentUnlessFlushed() async throws {
+        let collector = Collector()
+        _ = try await writeSegments(frames: 60, interval: .indefinite, delegate: collector)
+        #expect(collector.received.map(\.1) == [.initialization, .separable])
+    }
+
+    @Test func folderWriterWritesPlaylistManifestAndSegments() async throws {
+        let folder = directory.appendingPathComponent("folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let files = try SegmentFolderWriter(folder: folder)
+        _ = try await writeSegments(frames: 90, interval: MediaTime(value: 1, timescale: 1), delegate: files)
+        try files.finish()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(
+            names == [
+                "init.mp4", "manifest.mpd", "playlist.m3u8", "segment-00001.m4s", "segment-00002.m4s",
+                "segment-00003.m4s",
+            ])
+        let playlist = try String(contentsOf: folder.appendingPathComponent("playlist.m3u8"), encoding: .utf8)
+        #expect(playlist.contains("#EXT-X-MAP:URI=\"init.mp4\""))
+        #expect(playlist.components(separatedBy: "#EXTINF:1.000000,").count == 4)
+        #expect(files.codecs.first?.hasPrefix("avc1.64") == true && files.codecs.last == "mp4a.40.2")
+        let manifest = try String(contentsOf: folder.appendingPathComponent("manifest.mpd"), encoding: .utf8)
+        #expect(manifest.contains("<S t=\"0\" d=\"") && manifest.contains("media=\"segment-$Number%05d$.m4s\""))
+    }
+
+    @Test func segmentedWriterRefusesIncompleteSettings() async throws {
+        let collector = Collector()
+        func attempt(_ change: (AssetWriter) -> Void) throws -> ReelError? {
+            let writer = try AssetWriter(fileType: .mp4)
+            writer.delegate = collector
+            writer.outputFileTypeProfile = .mpeg4AppleHLS
+            writer.preferredOutputSegmentInterval = MediaTime(value: 2, timescale: 1)
+            writer.initialSegmentStartTime = .zero
+            change(writer)
+            try writer.add(AssetWriterInput(mediaType: .video, outputSettings: VideoSettings(width: 64, height: 64)))
+            do {
+                try writer.startWriting()
+                writer.cancelWriting()
+                return nil
+            } catch {
+                #expect(writer.status == .failed)
+                return error
+            }
+        }
+        #expect(try attempt { $0.outputFileTypeProfile = nil }?.message.contains("outputFileTypeProfile") == true)
+        #expect(try attempt { $0.delegate = nil }?.message.contains("delegate") == true)
+        #expect(try attempt { $0.initialSegmentStartTime = .invalid }?.message.contains("initialSegmentStartTime") == true)
+        #expect(
+            try attempt { $0.preferredOutputSegmentInterval = MediaTime(value: -1, timescale: 1) }?.message
+                .contains("positive") == true)
+        #expect(try attempt { _ in } == nil)
+        #expect(throws: ReelError.self) { try AssetWriter(fileType: .webm) }
+        #expect(collector.received.count == 1, "only the writer that started handed over its initialization segment")
+    }
+}
