@@ -87,7 +87,7 @@ import Testing
     @Test func planCutsOnTheGOPGridOutsideTransitionsAndOverlays() throws {
         let spec = try spec()
         let folder = directory.appendingPathComponent("job")
-        let result = try ProcessRunner.reel(["plan", spec.path, "--chunks", "4", "-o", folder.path])
+        let result = try ProcessRunner.reel(["plan", spec.path, "--chunks", "4", "--no-smart", "-o", folder.path])
         #expect(result.status == 0, "\(result.standardError)")
         print(result.standardOutput)
         let job = try job(folder)
@@ -136,7 +136,7 @@ import Testing
         #expect(status.status == 0 && status.standardOutput.contains("done"), "\(status.standardOutput)")
 
         // By length: about 2 s each.
-        let bySeconds = try ProcessRunner.reel(["plan", spec.path, "--chunk-seconds", "2", "-o", folder.path])
+        let bySeconds = try ProcessRunner.reel(["plan", spec.path, "--chunk-seconds", "2", "--no-smart", "-o", folder.path])
         #expect(bySeconds.status == 0, "\(bySeconds.standardError)")
         #expect(try self.job(folder).chunks.count == 4)  // 7 s / 2 s, rounded up
     }

@@ -3,8 +3,9 @@
 //
 //   reel-sync-meter make OUT.mp4 [--fps 25|30000/1001] [--rate 48000] [--seconds 3] [--late S] [--long S] [--vfr] [--flash-frames N] [--held S]
 //       writes a flash-and-click clip and prints its event times, comma-separated
-//   reel-sync-meter judge FILE --events T,T,… --duration D [--frame-tolerant] [--loss-allowed]
-//       prints the verdict line, then PASS or FAIL with the reasons; exits 0 either way, 2 on an error
+//   reel-sync-meter judge FILE --events T,T,… --duration D [--frame-tolerant] [--loss-allowed] [--offsets]
+//       prints the verdict line, then PASS or FAIL with the reasons (and with --offsets a line of
+//       each found event's click-minus-flash offset in ms); exits 0 either way, 2 on an error
 //   reel-sync-meter segments OUT.mp4 IN.mp4…
 //       joins recorded segments as a segmented recording saves them (SegmentMerge: the video
 //       copied, the sound encoded once), for the segment rows of the table
@@ -41,10 +42,13 @@ do {
                                         lossAllowed: arguments.contains("--loss-allowed"))
         print(verdict)
         print(failures.isEmpty ? "PASS" : "FAIL: " + failures.joined(separator: "; "))
+        if arguments.contains("--offsets") {
+            print("offsets: " + verdict.offsets.map { String(format: "%.3f", $0 * 1000) }.joined(separator: ","))
+        }
     case "segments" where arguments.count >= 3:
         try SegmentMerge.write(arguments.dropFirst(2).map { URL(fileURLWithPath: $0) }, to: URL(fileURLWithPath: arguments[1]))
     default:
-        FileHandle.standardError.write(Data("usage: reel-sync-meter make OUT [--fps N[/D]] [--rate HZ] [--seconds N] [--late S] [--long S] [--vfr] [--flash-frames N] [--held S]\n       reel-sync-meter judge FILE --events T,… --duration D [--frame-tolerant] [--loss-allowed]\n       reel-sync-meter segments OUT IN…\n".utf8))
+        FileHandle.standardError.write(Data("usage: reel-sync-meter make OUT [--fps N[/D]] [--rate HZ] [--seconds N] [--late S] [--long S] [--vfr] [--flash-frames N] [--held S]\n       reel-sync-meter judge FILE --events T,… --duration D [--frame-tolerant] [--loss-allowed] [--offsets]\n       reel-sync-meter segments OUT IN…\n".utf8))
         exit(1)
     }
 } catch {

@@ -19,12 +19,15 @@ struct PlanCommand: Command {
             .value("preset", "NAME", help: "The export preset (default: the spec's; highest for a file)."),
             .value("to", "OUT", help: "The file the join writes (.mp4, .mov, .m4v; default JOB/output.mp4)."),
             .value("reel", "PATH", help: "The reel the cluster's nodes run (default: this one)."),
+            .flag("no-smart", help: "Render every frame of every chunk (default: copy the GOPs the edit leaves untouched, when the sources allow)."),
         ],
         discussion: """
         Chunks start on the output's GOP grid (2 s, shorter for short timelines), never inside a
         transition or an overlay's animation, and are listed longest first. Each is rendered
         picture only, with closed GOPs; the sound is rendered once for the whole timeline; the
-        join copies both without re-encoding. See docs/scaling.md.
+        join copies both without re-encoding. When the sources allow a smart render, each chunk
+        is its part of it (untouched GOPs copied) and the cuts fall where its GOPs and rendered
+        runs begin. See docs/scaling.md and docs/smart-render.md.
 
         Example:
           reel plan wedding.json --chunks 8 -o /shared/jobs/wedding/ --to /shared/out/wedding.mp4
@@ -52,6 +55,7 @@ struct PlanCommand: Command {
         }
         try OutputGuard.refuse(output: output, replacing: [("the input", input.path)])
         let session = try ChunkJob.session(source, preset: arguments.value("preset"))
+        session.smartRender = !arguments.flag("no-smart")
         let reel = arguments.value("reel").map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? ChunkJob.ownExecutable
         let job = try ChunkJob.prepare(source: source, session: session, request: request, folder: folder, output: output, reel: reel)
         console.print(ChunkOptions.describe(job, folder: folder))
@@ -84,8 +88,9 @@ enum ChunkOptions {
 
     /// The plan, for people: one line for the job, one per chunk.
     static func describe(_ job: ChunkJob, folder: URL) -> String {
-        var lines = [String(format: "%@: %d chunks, %d frames, GOP %d frames, %.3f s, sound %@", folder.path, job.chunks.count,
-                            job.chunks.reduce(0) { $0 + $1.frames }, job.framesPerGOP, job.duration.seconds,
+        let cuts = job.smart == true ? "smart (cut where copied GOPs and rendered runs begin)" : "GOP \(job.framesPerGOP) frames"
+        var lines = [String(format: "%@: %d chunks, %d frames, %@, %.3f s, sound %@", folder.path, job.chunks.count,
+                            job.chunks.reduce(0) { $0 + $1.frames }, cuts, job.duration.seconds,
                             job.sound == nil ? "none" : "rendered once")]
         for chunk in job.chunks {
             lines.append(String(format: "  %@  %9.3f - %9.3f s  %6d frames", chunk.file, chunk.start.seconds, chunk.end.seconds, chunk.frames))

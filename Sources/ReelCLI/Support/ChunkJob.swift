@@ -57,6 +57,9 @@ struct ChunkJob: Codable, Sendable {
     var keptWhole: [[Double]]
     /// The `reel` that cluster tasks run.
     var reel: String
+    /// Whether each chunk is its part of the whole timeline's smart render (its untouched GOPs
+    /// copied); absent in jobs written before smart chunks, which render every frame.
+    var smart: Bool?
 
     static let fileName = "job.json"
 
@@ -65,7 +68,7 @@ struct ChunkJob: Codable, Sendable {
         ChunkPlan(frameDuration: frameDuration.mediaTime, duration: duration.mediaTime, framesPerGOP: framesPerGOP,
                   chunks: chunks.map { ChunkPlan.Chunk(range: MediaTimeRange(start: $0.start.mediaTime, end: $0.end.mediaTime),
                                                        frameCount: $0.frames) },
-                  keptWhole: [])
+                  keptWhole: [], smart: smart ?? false)
     }
 
     init(source: Source, preset: ExportPreset, output: URL, plan: ChunkPlan, withSound: Bool, reel: String) {
@@ -82,6 +85,7 @@ struct ChunkJob: Codable, Sendable {
         sound = withSound ? "sound.mp4" : nil
         keptWhole = plan.keptWhole.map { [$0.start.seconds, $0.end.seconds] }
         self.reel = reel
+        smart = plan.smart
     }
 
     // MARK: - The folder
@@ -237,7 +241,9 @@ struct ChunkJob: Codable, Sendable {
         }
     }
 
-    /// Writes a job for `session` into `folder`: the plan, made now, and the description.
+    /// Writes a job for `session` into `folder`: the plan, made now, and the description. The
+    /// chunks are smart (each its part of the whole timeline's smart render) when
+    /// `session.smartRender` is on and the smart render copies anything.
     /// - Throws: ``ReelError`` naming the option, the spec path or the folder.
     static func prepare(source: Source, session: ExportSession, request: ChunkPlan.Request, folder: URL, output: URL,
                         reel: String) throws(ReelError) -> ChunkJob {
@@ -245,7 +251,7 @@ struct ChunkJob: Codable, Sendable {
             throw ReelError(.invalidArgument, "passthrough copies without rendering: there is nothing to cut into chunks",
                             subject: "--preset")
         }
-        let plan = try ChunkPlan.make(for: session, request: request)
+        let plan = try ChunkPlan.make(for: session, request: request, smart: try ChunkedExport.smartPlan(for: session))
         let job = ChunkJob(source: source, preset: session.preset, output: output.standardizedFileURL, plan: plan,
                            withSound: ChunkedExport.hasSound(session), reel: reel)
         try job.write(to: folder)

@@ -34,7 +34,16 @@ enum ChunkedRun {
             // A job folder Reel made is scratch: removed when done, and after a local failure.
             if given == nil, finished || !slurm { try? FileManager.default.removeItem(at: folder) }
         }
-        let job = try ChunkJob.prepare(source: source, session: try session(), request: request, folder: folder, output: output,
+        let whole = try session()
+        whole.smartRender = !arguments.flag("no-smart")
+        if arguments.flag("explain") {
+            if whole.smartRender {
+                for line in try SmartRenderPlan.make(for: whole).lines { console.print(line) }
+            } else {
+                console.print("smart render: off (--no-smart): every frame is rendered")
+            }
+        }
+        let job = try ChunkJob.prepare(source: source, session: whole, request: request, folder: folder, output: output,
                                        reel: arguments.value("reel").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
                                            ?? ChunkJob.ownExecutable)
         let total = job.chunks.reduce(0) { $0 + $1.frames }

@@ -43,16 +43,23 @@ public struct ChunkPlan: Sendable, Equatable {
     public var chunks: [Chunk]
     /// The windows no cut may fall inside: transitions and animated overlays.
     public var keptWhole: [MediaTimeRange]
+    /// Whether each chunk is a part of the whole timeline's smart render (``SmartRenderPlan``):
+    /// its untouched GOPs copied from the sources, the rest rendered. The cuts then fall where
+    /// the smart render's copies and rendered runs begin, so the joined chunks hold the same
+    /// packets a single smart render writes; `framesPerGOP` is then unused.
+    public var smart: Bool
 
     /// The frames of the whole timeline.
     public var frameCount: Int { chunks.reduce(0) { $0 + $1.frameCount } }
 
-    public init(frameDuration: MediaTime, duration: MediaTime, framesPerGOP: Int, chunks: [Chunk], keptWhole: [MediaTimeRange]) {
+    public init(frameDuration: MediaTime, duration: MediaTime, framesPerGOP: Int, chunks: [Chunk], keptWhole: [MediaTimeRange],
+                smart: Bool = false) {
         self.frameDuration = frameDuration
         self.duration = duration
         self.framesPerGOP = framesPerGOP
         self.chunks = chunks
         self.keptWhole = keptWhole
+        self.smart = smart
     }
 
     /// Plans the chunks of what `session` would export.
@@ -61,9 +68,14 @@ public struct ChunkPlan: Sendable, Equatable {
     ///   - request: how many chunks, or how long each; fewer come out where the GOP grid and
     ///     the windows kept whole leave no place to cut.
     ///   - gopSeconds: the longest GOP; a shorter one when the timeline is too short for the chunks asked.
+    ///   - smart: the whole timeline's smart render plan (``ChunkedExport/smartPlan(for:)``), to
+    ///     render each chunk smartly: the cuts then fall where its copies' GOPs and its rendered
+    ///     runs begin, instead of on a GOP grid of the output's own.
+    /// - Returns: The plan.
     /// - Throws: ``ReelError`` `.invalidArgument` naming `--chunks` or `--chunk-seconds` when the
     ///   request is out of range, or the timeline when it is empty.
-    public static func make(for session: ExportSession, request: Request, gopSeconds: Double = 2) throws(ReelError) -> ChunkPlan {
+    public static func make(for session: ExportSession, request: Request, gopSeconds: Double = 2,
+                            smart: SmartRenderPlan? = nil) throws(ReelError) -> ChunkPlan {
         let video = session.videoComposition ?? ExportSession.plainVideoComposition(of: session.composition).video
         let duration = session.composition.duration
         let frameDuration = video.frameDuration
@@ -71,6 +83,7 @@ public struct ChunkPlan: Sendable, Equatable {
             throw ReelError(.invalidArgument, "the composition is empty: nothing to cut", subject: "timeline")
         }
         let frames = Self.frames(in: duration, of: frameDuration)
+        let smart = smart.flatMap { $0.copiesAnything && $0.frameCount == frames && $0.frameDuration == frameDuration ? $0 : nil }
         let wanted: Int
         switch request {
         case .count(let count):
@@ -89,8 +102,9 @@ public struct ChunkPlan: Sendable, Equatable {
         let longest = max(1, Int(min(max(gopSeconds * perSecond, 1), 1e6).rounded()))
         let gop = max(1, min(longest, frames / wanted))
         let windows = Self.windowsKeptWhole(video)
-        // The cuts allowed: GOP starts inside the timeline, outside every window.
-        let candidates = stride(from: gop, to: frames, by: gop).filter { frame in
+        // The cuts allowed: GOP starts inside the timeline (the smart render's, when smart), outside every window.
+        let starts = smart.map { plan in plan.cutFrames.filter { $0 > 0 && $0 < frames } } ?? Array(stride(from: gop, to: frames, by: gop))
+        let candidates = starts.filter { frame in
             let time = frameDuration * Int64(frame)
             return !windows.contains { $0.start < time && time < $0.end }
         }
@@ -119,7 +133,8 @@ public struct ChunkPlan: Sendable, Equatable {
         }
         // Longest first; equal ones in timeline order.
         chunks.sort { $0.frameCount != $1.frameCount ? $0.frameCount > $1.frameCount : $0.range.start < $1.range.start }
-        return ChunkPlan(frameDuration: frameDuration, duration: duration, framesPerGOP: gop, chunks: chunks, keptWhole: windows)
+        return ChunkPlan(frameDuration: frameDuration, duration: duration, framesPerGOP: gop, chunks: chunks, keptWhole: windows,
+                         smart: smart != nil)
     }
 
     /// The frames a render of `duration` at `frameDuration` makes: those starting before the end.

@@ -13,13 +13,33 @@ public import ReelCore
 /// for the whole timeline has one priming, hidden by its edit list, and is copied into the
 /// joined file as it is.
 public enum ChunkedExport {
+    /// The smart render plan a chunked export of `session` should cut and render its chunks
+    /// by (``ChunkPlan/make(for:request:gopSeconds:smart:)``), or nil when the chunks should
+    /// render every frame: ``ExportSession/smartRender`` is off, the export is one smart
+    /// render does not take (HEVC, WebM, passthrough…), or nothing could be copied.
+    /// - Parameter session: The whole export.
+    /// - Returns: The whole timeline's plan, or nil.
+    /// - Throws: ``ReelError`` when a source cannot be read.
+    public static func smartPlan(for session: ExportSession) throws(ReelError) -> SmartRenderPlan? {
+        guard session.admitsSmartRender else { return nil }
+        let plan = try SmartRenderPlan.make(for: session)
+        return plan.copiesAnything ? plan : nil
+    }
+
     /// Renders `chunk` of what `session` exports, picture only, to `url`: its frames are
     /// those of the whole timeline at the same times (its timestamps start at zero), its
-    /// first frame an IDR frame and its GOPs closed, `plan.framesPerGOP` frames each.
-    /// The file appears only when complete.
-    /// - Throws: ``ReelError`` as ``ExportSession/export(progressHandler:)``.
+    /// first frame an IDR frame and its GOPs closed, `plan.framesPerGOP` frames each. When
+    /// the plan is smart (``ChunkPlan/smart``), the chunk is the whole timeline's smart
+    /// render over its frames instead: the sources' untouched GOPs copied, the rest rendered
+    /// as the whole render renders it. The file appears only when complete.
+    /// - Throws: ``ReelError`` as ``ExportSession/export(progressHandler:)``; for a smart
+    ///   plan, `.invalidData` when the sources no longer give the plan's smart render.
     public static func renderChunk(_ chunk: ChunkPlan.Chunk, of session: ExportSession, plan: ChunkPlan, to url: URL,
                                    progressHandler: (@Sendable (Double) -> Void)? = nil) throws(ReelError) {
+        if plan.smart {
+            try renderSmartChunk(chunk, of: session, plan: plan, to: url, progressHandler: progressHandler)
+            return
+        }
         let part = ExportSession(composition: session.composition, preset: session.preset)
         part.videoComposition = session.videoComposition
         part.audioMix = session.audioMix
@@ -30,6 +50,29 @@ public enum ChunkedExport {
         part.keyFrameInterval = plan.framesPerGOP
         part.shouldOptimizeForNetworkUse = false
         try part.exportSynchronously(progressHandler: progressHandler)
+    }
+
+    /// A smart chunk: the whole timeline's smart render plan, made again here (the same
+    /// sources give the same plan), written over the chunk's frames.
+    private static func renderSmartChunk(_ chunk: ChunkPlan.Chunk, of session: ExportSession, plan: ChunkPlan, to url: URL,
+                                         progressHandler: (@Sendable (Double) -> Void)?) throws(ReelError) {
+        let plain = session.videoComposition == nil ? ExportSession.plainVideoComposition(of: session.composition) : nil
+        let video = session.videoComposition ?? plain?.video ?? VideoComposition(propertiesOf: session.composition)
+        try video.validate(for: session.composition)
+        let smart = try SmartRenderPlan.make(for: session)
+        let first = ChunkPlan.frames(in: chunk.range.start, of: plan.frameDuration)
+        guard smart.copiesAnything, smart.frameCount == plan.frameCount, smart.frameDuration == plan.frameDuration,
+              plan.frameDuration * Int64(first) == chunk.range.start else {
+            throw ReelError(.invalidData, "the sources no longer give the smart render this job was planned for (plan it again)",
+                            subject: url.path)
+        }
+        let (width, height) = session.preset.outputSize(for: video.renderSize)
+        try RenderMemory.check(width: width, height: height)
+        let settings = SmartRenderSplicer.Settings(width: width, height: height, quality: session.preset.quality, fileType: .mp4,
+                                                   optimizeForNetwork: false, transform: plain?.displayMatrix)
+        try SmartRenderSplicer.write(smart, composition: session.composition, video: video, audioMix: session.audioMix,
+                                     pitch: session.audioTimePitchAlgorithm, settings: settings, frames: first..<(first + chunk.frameCount),
+                                     to: url, isCancelled: { false }, progress: { progressHandler?($0) })
     }
 
     /// Whether `session`'s composition has sound for `renderSound(of:to:)` to render.
@@ -134,6 +177,8 @@ public enum ChunkedExport {
             let first = parts[0]
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
             let videoOut = try muxer.addStream(copying: first.demuxer, streamIndex: first.stream)
+            // Smart chunks whose parameter sets come in band (avc3) keep saying so.
+            if first.demuxer.streams[first.stream].codecTag == "avc3" { muxer.setCodecTag("avc3", streamIndex: videoOut) }
             if !first.transform.isIdentity { try muxer.setDisplayMatrix(first.transform, streamIndex: videoOut) }
             let audioOut = try soundSource.map { (source) throws(ReelError) in try muxer.addStream(copying: source.demuxer, streamIndex: source.stream) }
             muxer.setMetadata("creation_time", Date.ISO8601FormatStyle().format(Date()))

@@ -46,6 +46,9 @@ public struct SmartRenderPlan: Sendable, Equatable {
         /// the stream's time base, as the demuxer reads it) and, for each, the output frame it shows.
         var firstDecodeTimestamp: Int64 = 0
         var packetFrames: [Int] = []
+        /// Where each of the source's GOPs in a copy begins (indices into `packetFrames`): a copy
+        /// may be cut there, as the packets before show exactly the frames before.
+        var gopStarts: [Int] = []
     }
 
     /// The output's frame duration.
@@ -68,6 +71,25 @@ public struct SmartRenderPlan: Sendable, Equatable {
     public var renderedFraction: Double { frameCount > 0 ? Double(renderedFrames) / Double(frameCount) : 1 }
     /// Whether a smart render copies anything (else the export renders as usual).
     public var copiesAnything: Bool { refusal == nil && copiedFrames > 0 }
+
+    /// The output frames where a chunked export may start a chunk and still write what the
+    /// whole smart render writes: the start of every source GOP a copy holds, and the start
+    /// of every run of rendered frames (rendered ranges that touch are one encode, as the
+    /// splicer writes them). Ascending, 0 first.
+    var cutFrames: [Int] {
+        var cuts: [Int] = []
+        var previous: Action?
+        for range in ranges {
+            switch range.action {
+            case .copy:
+                cuts += (range.gopStarts.isEmpty ? [0] : range.gopStarts).map { range.firstFrame + $0 }
+            case .render:
+                if previous != .render { cuts.append(range.firstFrame) }
+            }
+            previous = range.action
+        }
+        return Array(Set(cuts)).sorted()
+    }
 
     /// The plan for people: a line for the whole, a line per range, with the reason of each rendered one.
     public var lines: [String] {
@@ -265,6 +287,7 @@ private struct Planner {
             var sourceStart: MediaTime
             var firstDecodeTimestamp: Int64
             var packetFrames: [Int]
+            var gopStarts: [Int]
         }
         var copies = [Int: Copy]()  // by first frame
         var copyOf = [Int?](repeating: nil, count: frames)
@@ -328,11 +351,12 @@ private struct Planner {
                 }
                 let packetFrames = Array(mapped.prefix(take))
                 if var copy = current, copy.url == scan.url, let last = copy.packetFrames.max(), last + 1 == first {
+                    copy.gopStarts.append(copy.packetFrames.count)
                     copy.packetFrames += packetFrames
                     current = copy
                 } else {
                     current = Copy(url: scan.url, stream: scan.stream, sourceStart: scan.timeBase.time(packets[packets.startIndex].pts),
-                                   firstDecodeTimestamp: packets[packets.startIndex].dts, packetFrames: packetFrames)
+                                   firstDecodeTimestamp: packets[packets.startIndex].dts, packetFrames: packetFrames, gopStarts: [0])
                 }
                 if let copy = current, let start = copy.packetFrames.min() {
                     copies[start] = copy
@@ -363,7 +387,7 @@ private struct Planner {
                 ranges.append(SmartRenderPlan.Range(firstFrame: start, frameCount: index - start, timeRange: range, action: .copy,
                                                     reason: nil, source: copy.url, sourceStart: copy.sourceStart,
                                                     streamIndex: copy.stream, firstDecodeTimestamp: copy.firstDecodeTimestamp,
-                                                    packetFrames: copy.packetFrames))
+                                                    packetFrames: copy.packetFrames, gopStarts: copy.gopStarts))
                 continue
             }
             let reason = reasons[index] ?? "not copyable"

@@ -32,14 +32,28 @@ enum SmartRenderSplicer {
     }
 
     /// Writes `plan` to `url`; the file appears only when complete.
+    ///
+    /// With `frames`, only those output frames are written, picture only, timed from the
+    /// first of them: a chunk of a chunked export (``ChunkedExport``). Everything the chunks
+    /// must share to be joined by copying (the reference parameter sets, in-band sets or not,
+    /// the reordering delay, the encoder's settings) is decided from the whole plan, so each
+    /// chunk holds the packets the whole render writes for its frames. A chunk may only start
+    /// and end where ``SmartRenderPlan/cutFrames`` allows (never inside a copied GOP); one
+    /// that starts later than frame 0 carries the parameter sets in band at its start when
+    /// the stream has them in band at all.
     /// - Throws: ``ReelError``: `.unsupported` when a source cannot be spliced (no `avcC`,
-    ///   another NAL length size, more reordering than planned), `.cancelled`, or a read or
-    ///   write failure; nothing is left under the output's name.
+    ///   another NAL length size, more reordering than planned), `.invalidArgument` when
+    ///   `frames` cuts a copied GOP, `.cancelled`, or a read or write failure; nothing is left
+    ///   under the output's name.
     static func write(_ plan: SmartRenderPlan, composition: MutableComposition, video: VideoComposition, audioMix: AudioMix?,
-                      pitch: AudioTimePitchAlgorithm, settings: Settings, to url: URL, isCancelled: () -> Bool,
-                      progress: (Double) -> Void) throws(ReelError) {
+                      pitch: AudioTimePitchAlgorithm, settings: Settings, frames part: Swift.Range<Int>? = nil, to url: URL,
+                      isCancelled: () -> Bool, progress: (Double) -> Void) throws(ReelError) {
         guard let firstCopy = plan.ranges.first(where: { $0.action == .copy }), let firstSource = firstCopy.source else {
             throw ReelError(.invalidArgument, "the plan copies nothing", subject: url.path)
+        }
+        let origin = part?.lowerBound ?? 0, end = part?.upperBound ?? plan.frameCount
+        guard origin >= 0, origin < end, end <= plan.frameCount else {
+            throw ReelError(.invalidArgument, "frames \(origin)..<\(end) are not inside the plan's \(plan.frameCount)", subject: url.path)
         }
         var demuxers: [String: Demuxer] = [:]
         func demuxer(_ source: URL) throws(ReelError) -> Demuxer {
@@ -57,6 +71,8 @@ enum SmartRenderSplicer {
         guard fd.value > 0, fd.value <= Int64(Int32.max) else {
             throw ReelError(.unsupported, "a frame duration of \(fd) cannot be an encoder time base", subject: url.path)
         }
+        let shownDuration = end == plan.frameCount ? plan.duration - fd * Int64(origin) : fd * Int64(end - origin)
+        let pieces = try Self.pieces(of: plan, frames: origin..<end, for: url)
         // The most any copied part reorders (frames a picture is shown after its decode slot).
         var copiedDelay = 0
         for range in plan.ranges where range.action == .copy {
@@ -115,12 +131,12 @@ enum SmartRenderSplicer {
             let videoOut = try muxer.addStream(copying: reference, streamIndex: firstCopy.streamIndex)
             if inBand { muxer.setCodecTag("avc3", streamIndex: videoOut) }
             if let transform = settings.transform, !transform.isIdentity { try muxer.setDisplayMatrix(transform, streamIndex: videoOut) }
-            let hasSound = ExportSession.hasSound(composition)
+            let hasSound = part == nil && ExportSession.hasSound(composition)
             let lane = hasSound ? try AudioEncodingLane(channels: 2, muxer: muxer) : nil
             muxer.setMetadata("creation_time", Date.ISO8601FormatStyle().format(Date()))
             let audioPackets = lane == nil ? [] : [Int(min(max(plan.duration.seconds, 0), 1e9) * 48000 / 1024) + 8]
             let reserve = settings.optimizeForNetwork
-                ? PassthroughExport.indexFirstOptions(samples: [plan.frameCount] + audioPackets, edits: 2) : nil
+                ? PassthroughExport.indexFirstOptions(samples: [end - origin] + audioPackets, edits: 2) : nil
             try muxer.writeHeader(options: (reserve ?? [:]).merging(MovieIndex.movieTimescaleOptions(
                 videoTimeBase: reference.streams[firstCopy.streamIndex].timeBase, for: settings.fileType.muxerName)) { $1 })
             let output = muxer.timeBase(ofStream: videoOut)
@@ -143,7 +159,8 @@ enum SmartRenderSplicer {
                                     subject: url.path)
                 }
                 try sound(until: fd * Int64(frame))
-                packet.setTimestamps(presentation: output.timestamp(fd * Int64(frame + delay)), decode: output.timestamp(fd * Int64(slot)))
+                packet.setTimestamps(presentation: output.timestamp(fd * Int64(frame - origin + delay)),
+                                     decode: output.timestamp(fd * Int64(slot - origin)))
                 packet.setDuration(frameTicks)
                 packet.clearDiscarded()
                 packet.setStreamIndex(videoOut)
@@ -158,23 +175,13 @@ enum SmartRenderSplicer {
             defer { renderer.close() }
             let scaler = Scaler()
             let packet = try Packet()
-            // The parameter sets the decoder holds after the last packet written.
-            var current = referenceSets.parameterSets
+            // The parameter sets the decoder holds after the last packet written: a chunk after
+            // the first cannot know the chunk before's, so it states its own.
+            var current = origin > 0 ? [] : referenceSets.parameterSets
             var done = 0
-            // Rendered ranges that touch (a transition, then the rest of a GOP) are one encode:
-            // one seek of the sources, one encoder.
-            var parts: [SmartRenderPlan.Range] = []
-            for range in plan.ranges {
-                if range.action == .render, var last = parts.last, last.action == .render,
-                   last.firstFrame + last.frameCount == range.firstFrame {
-                    last.frameCount += range.frameCount
-                    last.timeRange = MediaTimeRange(start: last.timeRange.start, end: range.timeRange.end)
-                    parts[parts.count - 1] = last
-                } else {
-                    parts.append(range)
-                }
-            }
-            for range in parts {
+            let total = max(end - origin, 1)
+            for piece in pieces {
+                let range = piece.range
                 if isCancelled() { throw ReelError(.cancelled, "the export was cancelled", subject: url.path) }
                 switch range.action {
                 case .copy:
@@ -187,7 +194,7 @@ enum SmartRenderSplicer {
                     }
                     var n = 0
                     var found = false
-                    while n < range.packetFrames.count, try input.read(into: packet) {
+                    while n < piece.limit, try input.read(into: packet) {
                         guard packet.streamIndex == range.streamIndex, packet.presentationTimestamp != FFmpeg.noTimestamp else { continue }
                         let dts = packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp : packet.presentationTimestamp
                         if !found {
@@ -197,19 +204,24 @@ enum SmartRenderSplicer {
                                                 subject: source.path)
                             }
                             found = true
-                            if inBand, sets != current {
-                                try packet.setPayload(referenceSets.lengthPrefixed(sets) + packet.payload)
-                                current = sets
-                            }
+                        }
+                        // The packets before a chunk's first frame are read past, not written.
+                        guard n >= piece.skip else {
+                            n += 1
+                            continue
+                        }
+                        if n == piece.skip, inBand, sets != current {
+                            try packet.setPayload(referenceSets.lengthPrefixed(sets) + packet.payload)
+                            current = sets
                         }
                         try place(packet, slot: range.firstFrame + n, frame: range.packetFrames[n])
                         n += 1
                         done += 1
-                        progress(Double(done) / Double(max(plan.frameCount, 1)))
+                        progress(Double(done) / Double(total))
                         if isCancelled() { throw ReelError(.cancelled, "the export was cancelled", subject: url.path) }
                     }
-                    guard n == range.packetFrames.count else {
-                        throw ReelError(.invalidData, "ended after \(n) of the \(range.packetFrames.count) packets planned from \(range.sourceStart?.seconds ?? 0) s",
+                    guard n == piece.limit else {
+                        throw ReelError(.invalidData, "ended after \(n) of the \(piece.limit) packets planned from \(range.sourceStart?.seconds ?? 0) s",
                                         subject: source.path)
                     }
                 case .render:
@@ -241,7 +253,7 @@ enum SmartRenderSplicer {
                         while try encoder.send(picture) == .needsInput { try drain() }
                         try drain()
                         done += 1
-                        progress(Double(done) / Double(max(plan.frameCount, 1)))
+                        progress(Double(done) / Double(total))
                     }
                     _ = try encoder.send(nil)
                     try drain()
@@ -253,14 +265,63 @@ enum SmartRenderSplicer {
             try sound(until: plan.duration)
             try lane?.finish()
             try muxer.finish()
-            let shown = EditListEntry(start: .zero, end: plan.duration, mediaStart: fd * Int64(delay))
+            let shown = EditListEntry(start: .zero, end: shownDuration, mediaStart: fd * Int64(delay))
             try MovieIndex.rewrite(temporary.path, edits: [videoOut: [shown]], indexFirst: settings.optimizeForNetwork)
-            try ExportCheck(both: MediaTimeRange(start: .zero, duration: plan.duration), hasAudio: lane != nil)
-                .verify(temporary, as: url)
+            let check = part == nil ? ExportCheck(both: MediaTimeRange(start: .zero, duration: plan.duration), hasAudio: lane != nil)
+                : ExportCheck(video: MediaTimeRange(start: .zero, duration: shownDuration), audio: nil)
+            try check.verify(temporary, as: url)
             try AssetWriter.moveIntoPlace(temporary, destination: url)
         } catch {
             partial.discard()
             throw error.renamingSubject(temporary.path, to: url.path)
         }
+    }
+
+    /// A part of the plan to write: a range (rendered ranges that touch merged into one, as
+    /// one encode: one seek of the sources, one encoder), and for a copy the packets of it to
+    /// write, `skip..<limit` (all of them unless a chunk's edge falls inside it).
+    struct Piece {
+        var range: SmartRenderPlan.Range
+        var skip = 0
+        var limit = 0
+    }
+
+    /// The plan's ranges over `frames`, rendered ones that touch merged, cut at its edges.
+    /// - Throws: ``ReelError`` `.invalidArgument` when an edge falls inside a copied GOP.
+    static func pieces(of plan: SmartRenderPlan, frames: Swift.Range<Int>, for url: URL) throws(ReelError) -> [Piece] {
+        var merged: [SmartRenderPlan.Range] = []
+        for range in plan.ranges {
+            if range.action == .render, var last = merged.last, last.action == .render,
+               last.firstFrame + last.frameCount == range.firstFrame {
+                last.frameCount += range.frameCount
+                last.timeRange = MediaTimeRange(start: last.timeRange.start, end: range.timeRange.end)
+                merged[merged.count - 1] = last
+            } else {
+                merged.append(range)
+            }
+        }
+        var pieces: [Piece] = []
+        for range in merged {
+            let from = max(range.firstFrame, frames.lowerBound), to = min(range.firstFrame + range.frameCount, frames.upperBound)
+            guard from < to else { continue }
+            switch range.action {
+            case .render:
+                var clipped = range
+                clipped.firstFrame = from
+                clipped.frameCount = to - from
+                let start = from == range.firstFrame ? range.timeRange.start : plan.frameDuration * Int64(from)
+                let stop = to == range.firstFrame + range.frameCount ? range.timeRange.end : plan.frameDuration * Int64(to)
+                clipped.timeRange = MediaTimeRange(start: start, end: stop)
+                pieces.append(Piece(range: clipped))
+            case .copy:
+                let skip = from - range.firstFrame, limit = to - range.firstFrame
+                for edge in [skip, limit] where edge != 0 && edge != range.frameCount && !range.gopStarts.contains(edge) {
+                    throw ReelError(.invalidArgument, "frame \(range.firstFrame + edge) lies inside a GOP copied from \(range.source?.lastPathComponent ?? "a source"): a smart chunk starts and ends only where a GOP or a rendered run does",
+                                    subject: url.path)
+                }
+                pieces.append(Piece(range: range, skip: skip, limit: limit))
+            }
+        }
+        return pieces
     }
 }

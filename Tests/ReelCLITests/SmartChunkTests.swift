@@ -1,0 +1,176 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Smart chunks (issues 20 and 21): `--jobs 2` of a composition that smart render can mostly
+/// copy cuts where the smart render's copied GOPs and rendered runs begin, renders each chunk
+/// as its part of the whole smart render, and joins them into what a single smart render
+/// writes: the same frames (copied ones bit-identical, decoded checksums by ffmpeg), the same
+/// numbers drawn in the pictures, the same lengths by ffprobe, the in-band parameter sets
+/// (`avc3`) stated again at every join, moov first, and no decoding error.
+@Suite struct SmartChunkTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-smart-chunks")
+    }
+
+    /// 320x180 at 30 fps whose frame n shows n + `offset` in binary in its top half, with a
+    /// tone; x264 at `crf`, a keyframe every 30 frames exactly.
+    private func numbered(_ name: String, offset: Int, seconds: Double, crf: Int) throws -> URL {
+        let url = directory.appendingPathComponent(name)
+        let bits = "if(lt(Y\\,90)\\,if(bitand(N+\(offset)\\,pow(2\\,floor(X/40)))\\,235\\,16)\\,128)"
+        try ProcessRunner.ffmpeg([
+            "-f", "lavfi", "-i", "color=c=black:s=320x180:r=30:d=\(seconds),geq=lum='\(bits)':cb=128:cr=128",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+            "-c:v", "libx264", "-crf", "\(crf)", "-g", "30", "-x264-params", "scenecut=0", "-pix_fmt", "yuv420p",
+            "-c:a", "aac", "-shortest", url.path])
+        return url
+    }
+
+    /// The number each decoded frame of `url` shows.
+    private func frameNumbers(_ url: URL) throws -> [Int] {
+        let raw = directory.appendingPathComponent(url.lastPathComponent + ".gray")
+        try ProcessRunner.ffmpeg(["-i", url.path, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "gray", raw.path])
+        let data = try Data(contentsOf: raw)
+        let size = 320 * 180
+        return stride(from: 0, to: data.count - size + 1, by: size).map { start in
+            (0..<8).reduce(0) { value, bit in data[start + 45 * 320 + bit * 40 + 20] > 128 ? value | 1 << bit : value }
+        }
+    }
+
+    /// The MD5 of each decoded frame of `url` (`ffmpeg -f framemd5`), in order.
+    private func checksums(_ url: URL) throws -> [String] {
+        let result = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v", "-f", "framemd5", "-"])
+        guard result.status == 0 else { throw TestFailure("ffmpeg framemd5 \(url.path): \(result.standardError)") }
+        return result.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    /// Each frame's PSNR (the average over the planes) of `b` against `a`, by ffmpeg's psnr filter.
+    private func psnr(_ a: URL, _ b: URL) throws -> [Double] {
+        let log = directory.appendingPathComponent("psnr-\(UUID().uuidString.prefix(6)).log")
+        try ProcessRunner.ffmpeg(["-i", a.path, "-i", b.path, "-lavfi", "[0:v][1:v]psnr=stats_file=\(log.path)", "-f", "null", "-"])
+        return try String(contentsOf: log, encoding: .utf8).split(separator: "\n").compactMap { line in
+            guard let field = line.split(separator: " ").first(where: { $0.hasPrefix("psnr_avg:") }) else { return nil }
+            let value = field.dropFirst("psnr_avg:".count)
+            return value == "inf" ? Double.infinity : Double(value)
+        }
+    }
+
+    private func ffprobe(_ arguments: [String]) throws -> String {
+        try ProcessRunner.run("ffprobe", ["-v", "error"] + arguments).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The copied and rendered frame ranges `--explain` printed: (action, first frame, last frame).
+    private func explained(_ text: String) -> [(String, Int, Int)] {
+        text.split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ")
+            guard let action = words.first, ["copy", "render"].contains(action),
+                  let index = words.firstIndex(of: "frames"), index + 1 < words.count else { return nil }
+            let bounds = words[index + 1].split(separator: "-").compactMap { Int($0) }
+            return bounds.count == 2 ? (String(action), bounds[0], bounds[1]) : nil
+        }
+    }
+
+    /// Three numbered clips (the middle one at another CRF: its parameter sets differ and go
+    /// in the stream), 0.5 s dissolves, a title fading over the first clip; with `--jobs 2`
+    /// in 4 chunks against one smart render.
+    @Test func smartChunksJoinIntoTheSingleSmartRender() throws {
+        _ = try numbered("a.mp4", offset: 0, seconds: 4, crf: 23)
+        _ = try numbered("b.mp4", offset: 128, seconds: 3, crf: 30)
+        _ = try numbered("c.mp4", offset: 64, seconds: 4, crf: 23)
+        let json = """
+            { "preset": "highest", "frameRate": 30,
+              "clips": [ { "file": "a.mp4", "transition": { "type": "dissolve", "duration": 0.5 } },
+                         { "file": "b.mp4", "transition": { "type": "dissolve", "duration": 0.5 } },
+                         { "file": "c.mp4" } ],
+              "overlays": [ { "type": "color", "color": "#ffff00", "opacity": 0, "frame": { "x": 10, "y": 120, "width": 60, "height": 40 },
+                              "animations": [ { "property": "opacity", "values": [0, 1, 0], "begin": 1, "duration": 0.5 } ] } ] }
+            """
+        let spec = directory.appendingPathComponent("spec.json")
+        try Data(json.utf8).write(to: spec)
+
+        let single = directory.appendingPathComponent("single.mp4")
+        let one = try ProcessRunner.reel(["compose", spec.path, "-o", single.path, "--explain"], timeout: 300)
+        #expect(one.status == 0, "\(one.standardError)")
+        let chunked = directory.appendingPathComponent("chunked.mp4")
+        let folder = directory.appendingPathComponent("job")
+        let many = try ProcessRunner.reel(["compose", spec.path, "-o", chunked.path, "--jobs", "2", "--chunks", "4",
+                                           "--job-dir", folder.path, "--explain"], timeout: 300)
+        #expect(many.status == 0, "\(many.standardError)")
+        let summary = one.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
+        print("smart chunks: single \(summary); chunked \(many.standardOutput.split(separator: "\n").first ?? "")")
+        #expect(summary.hasPrefix("smart render:") && !summary.contains(" 0 of"), "\(one.standardOutput)")
+
+        // 4 + 3 + 4 s less two 0.5 s dissolves: 10 s, 300 frames.
+        let ranges = explained(one.standardOutput)
+        #expect(ranges.last?.2 == 299, "\(one.standardOutput)")
+        let jobText = try String(contentsOf: folder.appendingPathComponent("job.json"), encoding: .utf8)
+        #expect(jobText.contains(#""smart" : true"#), "\(jobText)")
+        struct Job: Decodable {
+            struct Chunk: Decodable {
+                struct Time: Decodable { var seconds: Double }
+                var start: Time
+                var frames: Int
+            }
+            var chunks: [Chunk]
+        }
+        let job = try JSONDecoder().decode(Job.self, from: Data(jobText.utf8))
+        #expect(job.chunks.count == 4)
+        #expect(job.chunks.reduce(0) { $0 + $1.frames } == 300)
+        // Each cut falls where a rendered run begins or on a copied GOP's first frame (the
+        // copies start on a source keyframe, and the sources have one every 30 frames).
+        for chunk in job.chunks where chunk.start.seconds > 0 {
+            let frame = Int((chunk.start.seconds * 30).rounded())
+            let clean = ranges.contains { action, first, last in
+                action == "render" ? frame == first : (first...last).contains(frame) && (frame - first) % 30 == 0
+            }
+            #expect(clean, "chunk at frame \(frame) starts inside a copied GOP or a rendered run: \(one.standardOutput)")
+        }
+
+        // The same frames: copied ones bit-identical, every one within 40 dB (rendered ones are
+        // encoded again by the chunk, as the single render encodes them), the same numbers.
+        let x = try checksums(single), y = try checksums(chunked)
+        #expect(x.count == 300 && y.count == 300)
+        var copied = 0, identical = 0
+        for (action, first, last) in ranges where action == "copy" {
+            for frame in first...last where frame < min(x.count, y.count) {
+                copied += 1
+                #expect(x[frame] == y[frame], "copied frame \(frame) differs from the single smart render's")
+            }
+        }
+        identical = zip(x, y).filter { $0 == $1 }.count
+        print("smart chunks: \(copied) of 300 frames copied (\(300 - copied) re-encoded, \(String(format: "%.1f", Double(300 - copied) / 3))%); \(identical) of 300 decode identical to the single smart render's")
+        #expect(copied > 150)
+        let worst = try psnr(single, chunked).min() ?? 0
+        print(String(format: "smart chunks: worst frame %.2f dB against the single smart render", worst))
+        #expect(worst >= 40)
+        let numbers = try frameNumbers(single), chunkNumbers = try frameNumbers(chunked)
+        let dissolves = ranges.filter { $0.0 == "render" }.flatMap { Array($0.1...$0.2) }
+        let differing = numbers.indices.filter { !dissolves.contains($0) && numbers[$0] != chunkNumbers[$0] }
+        #expect(differing.isEmpty, "frames showing another number than in the single render: \(differing.prefix(10))")
+
+        // The stream as the single smart render's: in-band sets (avc3), no decoding error, the same lengths, moov first.
+        let tag = ["-select_streams", "v:0", "-show_entries", "stream=codec_tag_string", "-of", "csv=p=0"]
+        #expect(try ffprobe(tag + [single.path]) == "avc3")
+        #expect(try ffprobe(tag + [chunked.path]) == "avc3")
+        let decoding = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", chunked.path, "-f", "null", "-"])
+        #expect(decoding.status == 0 && decoding.standardError.isEmpty, "\(decoding.standardError)")
+        let p = try FFprobe.probe(single), q = try FFprobe.probe(chunked)
+        for type in ["video", "audio"] {
+            #expect(abs((p.streams(ofType: type).first?.duration ?? 0) - (q.streams(ofType: type).first?.duration ?? -1)) < 0.001, "\(type)")
+        }
+        #expect(abs((q.duration ?? 0) - 10) < 0.001)
+        let boxes = MP4Boxes.topLevel(try Data(contentsOf: chunked)).map(\.type)
+        #expect((boxes.firstIndex(of: "moov") ?? .max) < (boxes.firstIndex(of: "mdat") ?? -1), "\(boxes)")
+        if BrowserPlayer.available {
+            let report = try BrowserPlayer.play(chunked)
+            #expect(report.readyState == 4 && report.error == nil && report.currentTimeAfter > report.currentTimeBefore)
+        }
+
+        // --no-smart chunks render every frame, on the GOP grid.
+        let full = try ProcessRunner.reel(["plan", spec.path, "--chunks", "4", "--no-smart", "-o", directory.appendingPathComponent("full").path])
+        #expect(full.status == 0 && full.standardOutput.contains("GOP"), "\(full.standardOutput)\(full.standardError)")
+    }
+}
