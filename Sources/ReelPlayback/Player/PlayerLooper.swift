@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import ReelCore
 
 /// Plays an item over and over on a ``QueuePlayer``, by keeping replicas of it queued.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import ReelCore
 
 /// A player of items one after another. `AVQueuePlayer`.
