@@ -39,10 +39,18 @@ final class MJPEGStream: HTTPResponseStream, @unchecked Sendable {
             return .end
         }
         lastSequence = frame.sequence
-        var part = Data("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(frame.jpeg.count)\r\nX-Frame: \(frame.frameIndex)\r\n\r\n".utf8)
-        part.append(frame.jpeg)
-        part.append(contentsOf: Array("\r\n".utf8))
-        return .bytes(part)
+        // The feed's one part for this picture, shared with every other viewer.
+        return .bytes(frame.part)
+    }
+
+    /// One picture as a part of the body: the boundary, its headers (type, length and the
+    /// capture's frame number as `X-Frame`), the JPEG and a CRLF.
+    static func part(jpeg: Data, frameIndex: Int64) -> Data {
+        var part = Data("--\(boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\nX-Frame: \(frameIndex)\r\n\r\n".utf8)
+        part.reserveCapacity(part.count + jpeg.count + 2)
+        part.append(jpeg)
+        part.append(contentsOf: [13, 10])
+        return part
     }
 
     func cancel() { lock.withLock { cancelled = true } }
