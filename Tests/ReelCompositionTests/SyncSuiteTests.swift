@@ -222,6 +222,26 @@ import Testing
                   duration: lastStart + kind.pictureSeconds)
     }
 
+    /// Spec v2: a freeze frame of 0.7 s at 1.1 s of the first clip (between two flashes), the
+    /// clips joined by a dissolve. The freeze lasts whole output frames (17.5 frames at 25 fps
+    /// are 18, 0.72 s: 0.7 s left every later picture half a frame late, 20 ms) and the sound
+    /// pauses with the picture, so every click after the freeze is 0.72 s later with its flash.
+    @Test func composeWithAFreezeFrame() throws {
+        let kind = FlashClick()
+        let source = try clip(kind)
+        let spec = directory.appendingPathComponent("freeze.json")
+        try Data("""
+            {"clips": [{"file": "\(source.lastPathComponent)", "freeze": {"at": 1.1, "duration": 0.7},
+                        "transition": {"type": "dissolve", "duration": 0.4}},
+                       {"file": "\(source.lastPathComponent)"}]}
+            """.utf8).write(to: spec)
+        let first = kind.events.map { $0 < 1.1 ? $0 : $0 + 0.72 }
+        let secondStart = kind.pictureSeconds + 0.72 - 0.4
+        let out = directory.appendingPathComponent("freeze.mp4")
+        try judge("compose freeze", ["compose", spec.path, "-o", out.path], output: out,
+                  events: first + kind.events.map { secondStart + $0 }, duration: secondStart + kind.pictureSeconds)
+    }
+
     // MARK: - segment merge
 
     @Test func segmentMerge() throws {

@@ -64,6 +64,8 @@ extension CompositionSpec {
         "overlays[].animations[].easing[].spring.damping": springDampingRule,
         "overlays[].animations[].easing[].spring.initialVelocity": springVelocityRule,
         "clips[].duration": NumberRule(range: 0...86400, aboveLowerBound: true, words: "above 0 and at most 86400 seconds"),
+        "clips[].freeze.at": secondsRule,
+        "clips[].freeze.duration": NumberRule(range: 0...86400, aboveLowerBound: true, words: "above 0 and at most 86400 seconds"),
         "clips[].kenBurns.start.x": fractionRule,
         "clips[].kenBurns.start.y": fractionRule,
         "clips[].kenBurns.start.width": partRule,

@@ -44,6 +44,15 @@ public struct CompositionSpec: Codable, Sendable {
         public var fit: String?
         /// A move over the picture from one part to another.
         public var kenBurns: KenBurns?
+        /// A freeze frame inside the clip.
+        public var freeze: Freeze?
+    }
+
+    /// At `at` seconds into the clip as it plays, its picture holds for `duration` seconds
+    /// while its sound pauses.
+    public struct Freeze: Codable, Sendable {
+        public var at: Double
+        public var duration: Double
     }
 
     /// The parts of a clip's picture shown at its start and end, in fractions of the
@@ -149,7 +158,8 @@ public struct CompositionSpec: Codable, Sendable {
     static let knownKeys: [String: Set<String>] = [
         "": ["renderSize", "frameRate", "preset", "clips", "overlays", "audio"],
         "renderSize": ["width", "height"],
-        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns"],
+        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns", "freeze"],
+        "clips[].freeze": ["at", "duration"],
         "clips[].kenBurns": ["start", "end", "easing"],
         "clips[].kenBurns.start": ["x", "y", "width", "height"],
         "clips[].kenBurns.end": ["x", "y", "width", "height"],
