@@ -1,4 +1,5 @@
 import Foundation
+import ReelAsset
 import ReelComposition
 import ReelCore
 import ReelTestSupport
@@ -66,7 +67,48 @@ import Testing
         #expect(frames.prefix(10).last == Int((9 * speed).rounded(.down)) && frames[10] == frozen && frames[24] == frozen)
     }
 
+    /// 0.4–1.6 s of the ramp backwards, then all of it forwards: frames 39 down to 10, then 0
+    /// to 49; 80 frames, 3.2 s of picture and of sound.
+    @Test func reverseShowsTheFramesLastFirst() throws {
+        let out = try compose("""
+            {"frameRate": 25, "clips": [{"file": "ramp.mp4", "reverse": true, "range": {"start": 0.4, "end": 1.6}},
+                                        {"file": "ramp.mp4"}]}
+            """, "reverse")
+        let frames = try sourceFrames(out)
+        #expect(frames == Array((10...39).reversed()) + Array(0...49), "\(frames)")
+        let probe = try FFprobe.probe(out)
+        #expect(abs((probe.streams(ofType: "video").first?.duration ?? 0) - 3.2) <= 0.001)
+        #expect(abs((probe.streams(ofType: "audio").first?.duration ?? 0) - 3.2) <= 0.03)
+        // The reversed copy is gone with the export.
+        let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("reel-reverse-") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    /// Played backwards, a rising tone falls: the reversed copy's sound, measured by the
+    /// frequency of its zero crossings at its start and end.
+    @Test func reverseTurnsTheSoundAround() throws {
+        let sweep = directory.appendingPathComponent("sweep.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=25:duration=2",
+                                  "-f", "lavfi", "-i", "aevalsrc='sin(2*PI*(200*t+400*t*t))':s=48000:d=2",
+                                  "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", sweep.path])
+        let reversed = directory.appendingPathComponent("sweep-reversed.mov")
+        try ReversedCopy.write(try ReelAsset.Asset(url: sweep), range: MediaTimeRange(start: .zero, duration: MediaTime(value: 2, timescale: 1)),
+                               to: reversed)
+        func frequency(_ url: URL, from start: Double) throws -> Double {
+            let raw = directory.appendingPathComponent("pcm-\(url.lastPathComponent)-\(start).f32")
+            try ProcessRunner.ffmpeg(["-ss", "\(start)", "-t", "0.2", "-i", url.path, "-ac", "1", "-f", "f32le", "-ar", "48000", raw.path])
+            let data = try Data(contentsOf: raw)
+            let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let crossings = zip(samples, samples.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+            return Double(crossings) / (Double(samples.count) / 48000)
+        }
+        // The sweep: 200 + 800 t Hz, so about 280 Hz near its start and 1720 Hz near its end.
+        let start = try frequency(reversed, from: 0.0), end = try frequency(reversed, from: 1.8)
+        #expect(abs(start - 1720) < 60 && abs(end - 280) < 60, "reversed: \(start) Hz first, \(end) Hz last")
+    }
+
     @Test(arguments: [
+        (#"{"file": "ramp.mp4", "reverse": "yes"}"#, "clips[0].reverse: wants true or false"),
         (#"{"file": "ramp.mp4", "freeze": {"at": 3, "duration": 1}}"#, "clips[0].freeze.at: 3.0 s is not inside the clip, which plays 2.0 s"),
         (#"{"file": "ramp.mp4", "freeze": {"at": 1, "duration": 0}}"#, "clips[0].freeze.duration: wants a number above 0 and at most 86400 seconds, not 0"),
         (#"{"file": "ramp.mp4", "freeze": {"at": -1, "duration": 1}}"#, "clips[0].freeze.at: wants a number from 0 to 10000000 seconds, not -1"),

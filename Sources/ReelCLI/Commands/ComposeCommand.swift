@@ -82,6 +82,18 @@ struct ComposeCommand: Command {
             }
         }
         defer { withExtendedLifetime(stabilization) {} }
+        // Clips to play backwards are written backwards now, and the composition built again.
+        var reversal: SpecReversal?
+        if description.clips.contains(where: { $0.reverse == true }) {
+            let reversed = try SpecReversal(stabilization?.spec ?? description, relativeTo: folder, subject: specURL.path)
+            reversal = reversed
+            do {
+                built = try reversed.spec.build(relativeTo: folder)
+            } catch {
+                throw ReelError(error.code, error.message, subject: "\(specURL.path): \(error.subject ?? "spec")")
+            }
+        }
+        defer { withExtendedLifetime(reversal) {} }
         let session = ExportSession(composition: built.composition, preset: preset)
         session.outputURL = url
         session.outputFileType = type

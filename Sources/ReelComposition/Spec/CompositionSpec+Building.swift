@@ -152,7 +152,7 @@ extension CompositionSpec {
         guard let video = asset.tracks(withMediaType: .video).first, stillCodecs.contains(video.codec),
               video.frameCount <= 1, asset.tracks(withMediaType: .audio).isEmpty else { return nil }
         for (key, given) in [("range", clip.range != nil), ("speed", clip.speed != nil), ("stabilize", clip.stabilize != nil),
-                             ("freeze", clip.freeze != nil)] where given {
+                             ("freeze", clip.freeze != nil), ("reverse", clip.reverse == true)] where given {
             throw ReelError(.invalidArgument, "a still picture has no \(key); it shows for its duration", subject: "\(name).\(key)")
         }
         let seconds = clip.duration ?? 5

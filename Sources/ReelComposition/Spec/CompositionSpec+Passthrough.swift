@@ -5,7 +5,8 @@ extension CompositionSpec {
     /// or nil. Passthrough copies the clips' pictures as they are and lays them end to end,
     /// so it refuses anything that changes pictures or their timing: `renderSize`,
     /// `frameRate`, `overlays`, a clip's `speed`, `stabilize`, `transition`, `duration` (a still), `fit`,
-    /// `kenBurns` and `freeze`. Everything else
+    /// `kenBurns`, `freeze`
+    /// and `reverse`. Everything else
     /// it honours: ranges start and end anywhere (the copy starts at the keyframe before and
     /// edit lists hide the rest), and the sound (clip volume, music) is mixed and encoded
     /// as with any preset.
@@ -26,6 +27,7 @@ extension CompositionSpec {
             if let fit = clip.fit, fit != "contain" { return refusal("clips[\(index)].fit", "fits the picture to a frame") }
             if clip.kenBurns != nil { return refusal("clips[\(index)].kenBurns", "moves over the picture") }
             if clip.freeze != nil { return refusal("clips[\(index)].freeze", "holds a picture") }
+            if clip.reverse == true { return refusal("clips[\(index)].reverse", "plays the clip backwards") }
             if let transition = clip.transition, transition.type != "none", index < clips.count - 1 {
                 return refusal("clips[\(index)].transition", "mixes two clips' pictures")
             }

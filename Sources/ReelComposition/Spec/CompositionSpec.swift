@@ -46,6 +46,10 @@ public struct CompositionSpec: Codable, Sendable {
         public var kenBurns: KenBurns?
         /// A freeze frame inside the clip.
         public var freeze: Freeze?
+        /// Played backwards, picture and sound. As with `stabilize`, ``build(relativeTo:)``
+        /// takes the file as given: the caller puts the reversed copy of the range in its
+        /// place first (``ReversedCopy``), as `reel compose` does.
+        public var reverse: Bool?
     }
 
     /// At `at` seconds into the clip as it plays, its picture holds for `duration` seconds
@@ -158,7 +162,7 @@ public struct CompositionSpec: Codable, Sendable {
     static let knownKeys: [String: Set<String>] = [
         "": ["renderSize", "frameRate", "preset", "clips", "overlays", "audio"],
         "renderSize": ["width", "height"],
-        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns", "freeze"],
+        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns", "freeze", "reverse"],
         "clips[].freeze": ["at", "duration"],
         "clips[].kenBurns": ["start", "end", "easing"],
         "clips[].kenBurns.start": ["x", "y", "width", "height"],
