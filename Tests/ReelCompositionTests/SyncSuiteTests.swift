@@ -222,6 +222,57 @@ import Testing
                   duration: lastStart + kind.pictureSeconds)
     }
 
+    /// Spec v2: a freeze frame of 0.7 s at 1.1 s of the first clip (between two flashes), the
+    /// clips joined by a dissolve. The freeze lasts whole output frames (17.5 frames at 25 fps
+    /// are 18, 0.72 s: 0.7 s left every later picture half a frame late, 20 ms) and the sound
+    /// pauses with the picture, so every click after the freeze is 0.72 s later with its flash.
+    @Test func composeWithAFreezeFrame() throws {
+        let kind = FlashClick()
+        let source = try clip(kind)
+        let spec = directory.appendingPathComponent("freeze.json")
+        try Data("""
+            {"clips": [{"file": "\(source.lastPathComponent)", "freeze": {"at": 1.1, "duration": 0.7},
+                        "transition": {"type": "dissolve", "duration": 0.4}},
+                       {"file": "\(source.lastPathComponent)"}]}
+            """.utf8).write(to: spec)
+        let first = kind.events.map { $0 < 1.1 ? $0 : $0 + 0.72 }
+        let secondStart = kind.pictureSeconds + 0.72 - 0.4
+        let out = directory.appendingPathComponent("freeze.mp4")
+        try judge("compose freeze", ["compose", spec.path, "-o", out.path], output: out,
+                  events: first + kind.events.map { secondStart + $0 }, duration: secondStart + kind.pictureSeconds)
+    }
+
+    /// Spec v2: a clip played backwards, then forwards. Reversed, a flash frame [t, t + 1/25)
+    /// shows over [T - t - 1/25, T - t) and its 10 ms click sounds over [T - t - 10 ms, T - t):
+    /// the two end together, as they began together. Flashes and click onsets are measured
+    /// against those times, and the forward clip after it against its own.
+    @Test func composeWithAReversedClip() throws {
+        let kind = FlashClick()
+        let source = try clip(kind)
+        let spec = directory.appendingPathComponent("reverse.json")
+        try Data("""
+            {"clips": [{"file": "\(source.lastPathComponent)", "reverse": true}, {"file": "\(source.lastPathComponent)"}]}
+            """.utf8).write(to: spec)
+        let out = directory.appendingPathComponent("reverse.mp4")
+        let result = try ProcessRunner.reel(["compose", spec.path, "-o", out.path], timeout: 600)
+        #expect(result.status == 0, "\(result.standardError)")
+        let length = kind.pictureSeconds
+        let measurement = try SyncMeter.measure(out)
+        let flashes = kind.events.map { length - $0 - kind.frameDuration }.reversed() + kind.events.map { length + $0 }
+        let clicks = kind.events.map { length - $0 - 0.01 }.reversed() + kind.events.map { length + $0 }
+        let flashMatch = SyncMeter.match(measurement.flashes, expected: Array(flashes), window: 0.2)
+        let clickMatch = SyncMeter.match(measurement.clicks, expected: Array(clicks), window: 0.2)
+        let worst = { (offsets: [Double]) in offsets.map(abs).max() ?? 0 }
+        print(String(format: "sync compose reverse: flashes %d of %d, worst %.1f ms; click onsets %d of %d, worst %.1f ms; picture %.3f s, sound %.3f s",
+                     flashes.count - flashMatch.lost, flashes.count, worst(flashMatch.offsets) * 1000,
+                     clicks.count - clickMatch.lost, clicks.count, worst(clickMatch.offsets) * 1000,
+                     measurement.videoEnd - measurement.videoStart, measurement.audioEnd - measurement.audioStart))
+        #expect(flashMatch.lost == 0 && worst(flashMatch.offsets) <= 0.001, "flashes \(measurement.flashes) against \(flashes)")
+        #expect(clickMatch.lost == 0 && worst(clickMatch.offsets) <= 0.002, "clicks \(measurement.clicks) against \(clicks)")
+        #expect(abs(measurement.videoEnd - measurement.videoStart - 2 * length) <= 0.001)
+        #expect(abs(measurement.audioEnd - measurement.videoEnd) <= 0.025)
+    }
+
     // MARK: - segment merge
 
     @Test func segmentMerge() throws {

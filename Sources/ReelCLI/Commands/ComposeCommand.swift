@@ -11,7 +11,7 @@ struct ComposeCommand: Command {
         usage: "SPEC.json -o OUT [--preset NAME] [--jobs N | --slurm [--chunks N]] | --bench",
         positionals: 0...1,
         options: [
-            .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
+            .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v; .gif, .webp; frame-%04d.png for a PNG sequence)."),
             .value("preset", "NAME", help: "Overrides the spec's preset."),
             .flag("check", help: "Only check the spec; write nothing."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
@@ -50,7 +50,19 @@ struct ComposeCommand: Command {
             console.print("\(specURL.path): \(built.clipRanges.count) clips, \(Format.seconds(built.composition.duration))")
             return 0
         }
-        let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
+        // An animated GIF or WebP, or a PNG sequence: the movie is rendered to a temporary
+        // file first, and its pictures written from there.
+        let animated = arguments.value("output").flatMap { AnimatedExport.format(of: URL(fileURLWithPath: $0)) }
+        let (url, type): (URL, FileType)
+        var movie: URL?
+        if let animated, let path = arguments.value("output") {
+            url = URL(fileURLWithPath: path)
+            type = .mp4
+            movie = FileManager.default.temporaryDirectory.appendingPathComponent("reel-animated-\(UUID().uuidString.prefix(8)).mp4")
+            _ = animated
+        } else {
+            (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
+        }
         // No input may be the output: the spec itself, clips, the music, image overlays.
         let folder = specURL.deletingLastPathComponent()
         func resolved(_ file: String) -> String { file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path }
@@ -82,12 +94,39 @@ struct ComposeCommand: Command {
             }
         }
         defer { withExtendedLifetime(stabilization) {} }
+        // Clips to play backwards are written backwards now, and the composition built again.
+        var reversal: SpecReversal?
+        if description.clips.contains(where: { $0.reverse == true }) {
+            let reversed = try SpecReversal(stabilization?.spec ?? description, relativeTo: folder, subject: specURL.path)
+            reversal = reversed
+            do {
+                built = try reversed.spec.build(relativeTo: folder)
+            } catch {
+                throw ReelError(error.code, error.message, subject: "\(specURL.path): \(error.subject ?? "spec")")
+            }
+        }
+        defer { withExtendedLifetime(reversal) {} }
         let session = ExportSession(composition: built.composition, preset: preset)
-        session.outputURL = url
+        session.outputURL = movie ?? url
         session.outputFileType = type
         session.videoComposition = built.videoComposition
         session.audioMix = built.audioMix
         try CompositionExport.applySmartOptions(arguments, to: session, console: console)
+        if let movie, let animated {
+            InProgressFiles.add(movie)
+            defer {
+                try? FileManager.default.removeItem(at: movie)
+                InProgressFiles.remove(movie)
+            }
+            try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "compose")
+            let options = description.animation
+            let count = try AnimatedExport.write(movie, to: url, format: animated,
+                                                 palette: AnimatedExport.Palette(rawValue: options?.palette ?? "file") ?? .file,
+                                                 dither: options?.dither ?? "sierra2_4a",
+                                                 sceneStarts: built.clipRanges.map(\.start), loop: options?.loop ?? 0)
+            console.print("wrote \(url.path): \(count) pictures")
+            return 0
+        }
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "compose")
         return 0
     }

@@ -204,6 +204,10 @@ struct ChunkJob: Codable, Sendable {
                 throw ReelError(.unsupported, "a chunked export cannot steady clips yet: steady the file with reel stabilize first",
                                 subject: "\(url.path): clips[\(index)].stabilize")
             }
+            if let index = spec.clips.firstIndex(where: { $0.reverse == true }) {
+                throw ReelError(.unsupported, "a chunked export cannot reverse clips yet: compose without chunks",
+                                subject: "\(url.path): clips[\(index)].reverse")
+            }
             let built: BuiltComposition
             do {
                 built = try spec.build(relativeTo: url.deletingLastPathComponent())

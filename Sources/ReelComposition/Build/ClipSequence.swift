@@ -28,6 +28,9 @@ public struct ClipSequence: Sendable {
         /// For a still picture: how long it shows. Its one frame (the `range`) is held that
         /// long, silent, so the clips after it keep their sound on their pictures.
         public var stillDuration: MediaTime?
+        /// A freeze frame: at `at` into the clip as it plays, its picture then holds for
+        /// `duration` while the sound pauses (silence), and both go on together after it.
+        public var freeze: (at: MediaTime, duration: MediaTime)?
         /// How to turn the picture for display, in place of its track's (a still's EXIF
         /// orientation, which FFmpeg leaves to the caller); nil uses the track's.
         public var preferredTransform: ReelCore.AffineTransform?
@@ -138,8 +141,25 @@ public struct ClipSequence: Sendable {
             if let still = clip.stillDuration, !(still.isNumeric && still > .zero) {
                 throw ReelError(.invalidArgument, "a still lasts more than 0 s, not \(still.seconds) s", subject: "\(name).duration")
             }
-            let duration = clip.stillDuration ?? (clip.speed == 1 ? sourceRange.duration
+            let played = clip.stillDuration ?? (clip.speed == 1 ? sourceRange.duration
                 : sourceRange.duration.scaled(by: MediaTime(value: 1, timescale: 1), over: speedRatio))
+            if let freeze = clip.freeze {
+                guard freeze.at.isNumeric, freeze.at >= .zero, freeze.at < played else {
+                    throw ReelError(.invalidArgument, "\(freeze.at.seconds) s is not inside the clip, which plays \(played.seconds) s",
+                                    subject: "\(name).freeze.at")
+                }
+                guard freeze.duration.isNumeric, freeze.duration > .zero else {
+                    throw ReelError(.invalidArgument, "a freeze lasts more than 0 s", subject: "\(name).freeze.duration")
+                }
+            }
+            // A freeze lasts whole output frames (the nearest number, at least one), so the
+            // pictures after it stay on the output's frames and the sound with them.
+            let frozen = clip.freeze.map { freeze -> MediaTime in
+                let frames = freeze.duration.scaled(by: MediaTime(value: 1, timescale: 1), over: grid)
+                    .convertScale(1, method: .roundHalfAwayFromZero)
+                return grid * max(1, frames.isNumeric ? frames.value : 1)
+            } ?? .zero
+            let duration = played + frozen
             let transition = index < assets.count - 1 ? transitions[index % max(transitions.count, 1)] : .none
             let before = joins.last?.duration ?? .zero
             guard duration > before + transition.duration else {
@@ -160,7 +180,19 @@ public struct ClipSequence: Sendable {
             if videoTrack.segments.isEmpty { videoTrack.preferredTransform = video.preferredTransform }
             try videoTrack.insertTimeRange(sourceRange, of: video, at: cursor)
             if clip.speed != 1 || clip.stillDuration != nil {
-                videoTrack.scaleTimeRange(MediaTimeRange(start: cursor, duration: sourceRange.duration), toDuration: duration)
+                videoTrack.scaleTimeRange(MediaTimeRange(start: cursor, duration: sourceRange.duration), toDuration: played)
+            }
+            // The freeze starts on the output frame nearest its time inside the clip.
+            let freezeStart = clip.freeze.map {
+                Self.frameGridStart(cursor + $0.at, grid: grid, within: MediaTimeRange(start: cursor, duration: played))
+            }
+            if let freezeStart, let playing = videoTrack.segment(forTrackTime: freezeStart) {
+                // The picture on screen at the freeze, a millisecond of its source stretched
+                // over the freeze; the rest of the clip moves back by it.
+                let source = playing.timeMapping.sourceTime(at: freezeStart)
+                let instant = MediaTime(value: 1, timescale: 1000)
+                try videoTrack.insertTimeRange(MediaTimeRange(start: source, duration: instant), of: video, at: freezeStart)
+                videoTrack.scaleTimeRange(MediaTimeRange(start: freezeStart, duration: instant), toDuration: frozen)
             }
             // A still is silent: the gap in the sound tracks keeps later clips' sound on their pictures.
             if clip.stillDuration == nil, let audio = asset.tracks(withMediaType: .audio).first, audio.timeRange.end > sourceRange.start {
@@ -171,6 +203,10 @@ public struct ClipSequence: Sendable {
                     audioTrack.scaleTimeRange(MediaTimeRange(start: cursor, duration: audioRange.duration),
                                               toDuration: audioRange.duration.scaled(by: MediaTime(value: 1, timescale: 1),
                                                                                      over: speedRatio))
+                }
+                // The sound pauses for a freeze: a gap (silence), the rest moved back with the picture.
+                if let freezeStart, let playing = audioTrack.segment(forTrackTime: freezeStart), !playing.isEmpty {
+                    audioTrack.insertEmptyTimeRange(MediaTimeRange(start: freezeStart, duration: frozen))
                 }
             }
             ranges.append(MediaTimeRange(start: cursor, duration: duration))

@@ -52,7 +52,15 @@ public enum TimelinePicture {
                 picture.fillRect(x: start, y: y + 6, width: max(1, end - start - 1), height: rowHeight - 12,
                                  rgba: (colour.0 &- shade, colour.1 &- shade, colour.2 &- shade, 255))
                 var label = url.lastPathComponent
-                if abs(segment.rate - 1) > 1e-6 { label += String(format: " ×%.2g", segment.rate) }
+                // A still's one frame is held for its duration: that is no speed to show.
+                let still = ["jpg", "jpeg", "png", "webp", "bmp", "tif", "tiff"].contains(url.pathExtension.lowercased())
+                if still {
+                    label += " (still)"
+                } else if segment.timeMapping.source.duration <= MediaTime(value: 1, timescale: 1000), segment.rate < 1 {
+                    label += " (freeze)"
+                } else if abs(segment.rate - 1) > 1e-6 {
+                    label += String(format: " ×%.2g", segment.rate)
+                }
                 try picture.draw(try TextImage.render(label, width: max(1, end - start - 6), height: 22, fontSize: 13,
                                                       color: "#101010"), x: start + 4, y: y + 14)
             }

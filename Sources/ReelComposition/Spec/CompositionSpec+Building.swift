@@ -151,7 +151,8 @@ extension CompositionSpec {
     static func stillClip(_ clip: Clip, asset: Asset, at name: String) throws(ReelError) -> ClipSequence.Clip? {
         guard let video = asset.tracks(withMediaType: .video).first, stillCodecs.contains(video.codec),
               video.frameCount <= 1, asset.tracks(withMediaType: .audio).isEmpty else { return nil }
-        for (key, given) in [("range", clip.range != nil), ("speed", clip.speed != nil), ("stabilize", clip.stabilize != nil)] where given {
+        for (key, given) in [("range", clip.range != nil), ("speed", clip.speed != nil), ("stabilize", clip.stabilize != nil),
+                             ("freeze", clip.freeze != nil), ("reverse", clip.reverse == true)] where given {
             throw ReelError(.invalidArgument, "a still picture has no \(key); it shows for its duration", subject: "\(name).\(key)")
         }
         let seconds = clip.duration ?? 5
@@ -165,8 +166,14 @@ extension CompositionSpec {
         return still
     }
 
-    /// A clip's `fit` and `kenBurns` onto its sequence clip.
+    /// A clip's `fit`, `kenBurns` and `freeze` onto its sequence clip.
     static func place(_ target: inout ClipSequence.Clip, _ clip: Clip, at name: String) throws(ReelError) {
+        if let freeze = clip.freeze {
+            for (key, value) in [("at", freeze.at), ("duration", freeze.duration)] {
+                if let rule = numberRules["clips[].freeze.\(key)"], !rule.admits(value) { throw rule.refusal(value, at: "\(name).freeze.\(key)") }
+            }
+            target.freeze = (MediaTime(seconds: freeze.at, preferredTimescale: 90000), MediaTime(seconds: freeze.duration, preferredTimescale: 90000))
+        }
         if let fit = clip.fit {
             guard let value = ClipSequence.Fit(rawValue: fit) else {
                 throw ReelError(.invalidArgument, "is contain, cover or fill, not '\(ReelError.quoted(fit))'", subject: "\(name).fit")

@@ -64,6 +64,9 @@ extension CompositionSpec {
         "overlays[].animations[].easing[].spring.damping": springDampingRule,
         "overlays[].animations[].easing[].spring.initialVelocity": springVelocityRule,
         "clips[].duration": NumberRule(range: 0...86400, aboveLowerBound: true, words: "above 0 and at most 86400 seconds"),
+        "animation.loop": NumberRule(range: 0...65535, wholeNumber: true, words: "from 0 to 65535"),
+        "clips[].freeze.at": secondsRule,
+        "clips[].freeze.duration": NumberRule(range: 0...86400, aboveLowerBound: true, words: "above 0 and at most 86400 seconds"),
         "clips[].kenBurns.start.x": fractionRule,
         "clips[].kenBurns.start.y": fractionRule,
         "clips[].kenBurns.start.width": partRule,
@@ -104,6 +107,7 @@ extension CompositionSpec {
         if let dictionary = object as? [String: Any] {
             if pattern == "overlays[].animations[]" { try checkAnimation(dictionary, at: path) }
             if pattern == "clips[]" { try checkStillKeys(dictionary, at: path) }
+            if pattern == "animation" { try checkAnimatedOutput(dictionary) }
             if pattern.isEmpty, let clips = dictionary["clips"] as? [Any], let last = clips.last as? [String: Any],
                let transition = last["transition"] {
                 let type = (transition as? [String: Any])?["type"] as? String
@@ -129,6 +133,22 @@ extension CompositionSpec {
     static func number(_ object: Any) -> Double? {
         guard let value = object as? NSNumber, String(cString: value.objCType) != "c" else { return nil }
         return value.doubleValue
+    }
+
+    /// `animation.palette` and `animation.dither`: known names.
+    private static func checkAnimatedOutput(_ animation: [String: Any]) throws(ReelError) {
+        if let palette = animation["palette"] {
+            guard let name = palette as? String, AnimatedExport.Palette(rawValue: name) != nil else {
+                throw ReelError(.invalidData, "is file or scene, not \((palette as? String).map { "'\(ReelError.quoted($0, limit: 40))'" } ?? "that")",
+                                subject: "animation.palette")
+            }
+        }
+        if let dither = animation["dither"] {
+            guard let name = dither as? String, AnimatedExport.ditherings.contains(name) else {
+                throw ReelError(.invalidData, "is \(AnimatedExport.ditherings.joined(separator: ", ")), not \((dither as? String).map { "'\(ReelError.quoted($0, limit: 40))'" } ?? "that")",
+                                subject: "animation.dither")
+            }
+        }
     }
 
     /// A clip's `fit` and `kenBurns`: a known fit, rectangles inside the picture, one easing.

@@ -4,8 +4,9 @@ extension CompositionSpec {
     /// What the passthrough preset cannot honour in this spec, as an error naming the key,
     /// or nil. Passthrough copies the clips' pictures as they are and lays them end to end,
     /// so it refuses anything that changes pictures or their timing: `renderSize`,
-    /// `frameRate`, `overlays`, a clip's `speed`, `stabilize`, `transition`, `duration` (a still), `fit`
-    /// and `kenBurns`. Everything else
+    /// `frameRate`, `overlays`, a clip's `speed`, `stabilize`, `transition`, `duration` (a still), `fit`,
+    /// `kenBurns`, `freeze`
+    /// and `reverse`. Everything else
     /// it honours: ranges start and end anywhere (the copy starts at the keyframe before and
     /// edit lists hide the rest), and the sound (clip volume, music) is mixed and encoded
     /// as with any preset.
@@ -25,6 +26,8 @@ extension CompositionSpec {
             if clip.duration != nil { return refusal("clips[\(index)].duration", "shows a still picture") }
             if let fit = clip.fit, fit != "contain" { return refusal("clips[\(index)].fit", "fits the picture to a frame") }
             if clip.kenBurns != nil { return refusal("clips[\(index)].kenBurns", "moves over the picture") }
+            if clip.freeze != nil { return refusal("clips[\(index)].freeze", "holds a picture") }
+            if clip.reverse == true { return refusal("clips[\(index)].reverse", "plays the clip backwards") }
             if let transition = clip.transition, transition.type != "none", index < clips.count - 1 {
                 return refusal("clips[\(index)].transition", "mixes two clips' pictures")
             }

@@ -44,6 +44,19 @@ public struct CompositionSpec: Codable, Sendable {
         public var fit: String?
         /// A move over the picture from one part to another.
         public var kenBurns: KenBurns?
+        /// A freeze frame inside the clip.
+        public var freeze: Freeze?
+        /// Played backwards, picture and sound. As with `stabilize`, ``build(relativeTo:)``
+        /// takes the file as given: the caller puts the reversed copy of the range in its
+        /// place first (``ReversedCopy``), as `reel compose` does.
+        public var reverse: Bool?
+    }
+
+    /// At `at` seconds into the clip as it plays, its picture holds for `duration` seconds
+    /// while its sound pauses.
+    public struct Freeze: Codable, Sendable {
+        public var at: Double
+        public var duration: Double
     }
 
     /// The parts of a clip's picture shown at its start and end, in fractions of the
@@ -137,6 +150,17 @@ public struct CompositionSpec: Codable, Sendable {
         public var music: Music?
     }
 
+    /// For a GIF, WebP or PNG-sequence output: palettes, dithering, loops.
+    public struct AnimatedOutput: Codable, Sendable {
+        /// `file` (one palette, default) or `scene` (one per clip), for a GIF.
+        public var palette: String?
+        /// `paletteuse`'s dithering for a GIF: `sierra2_4a` (default), `sierra2`,
+        /// `floyd_steinberg`, `bayer`, `heckbert` or `none`.
+        public var dither: String?
+        /// How many more times it plays; 0 (default) for ever.
+        public var loop: Int?
+    }
+
     public var renderSize: Dimensions?
     public var frameRate: Double?
     /// An export preset name (`640x480`, `1280x720`, `highest`…).
@@ -144,12 +168,16 @@ public struct CompositionSpec: Codable, Sendable {
     public var clips: [Clip]
     public var overlays: [Overlay]?
     public var audio: Audio?
+    /// How a GIF, WebP or PNG-sequence output is written (ignored for a movie).
+    public var animation: AnimatedOutput?
 
     /// The keys each object may have, to catch typos that decoding would skip over.
     static let knownKeys: [String: Set<String>] = [
-        "": ["renderSize", "frameRate", "preset", "clips", "overlays", "audio"],
+        "": ["renderSize", "frameRate", "preset", "clips", "overlays", "audio", "animation"],
+        "animation": ["palette", "dither", "loop"],
         "renderSize": ["width", "height"],
-        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns"],
+        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns", "freeze", "reverse"],
+        "clips[].freeze": ["at", "duration"],
         "clips[].kenBurns": ["start", "end", "easing"],
         "clips[].kenBurns.start": ["x", "y", "width", "height"],
         "clips[].kenBurns.end": ["x", "y", "width", "height"],

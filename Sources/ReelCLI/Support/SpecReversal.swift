@@ -1,0 +1,61 @@
+import Foundation
+import ReelAsset
+import ReelComposition
+import ReelCore
+
+/// A composition spec's `clips[].reverse`: each such clip's range written backwards, picture
+/// and sound (``ReversedCopy``), into a temporary copy that takes the clip's place (its
+/// range now the whole copy), so the composition plays it backwards. The copies go when
+/// this does.
+final class SpecReversal {
+    /// The spec with the reversed copies in place of the clips' files and ranges.
+    let spec: CompositionSpec
+    private let copies: [URL]
+
+    /// Reverses every clip that asks for it.
+    /// - Parameters:
+    ///   - description: The spec, its ranges already checked (it has been built once).
+    ///   - folder: What the spec's relative paths are relative to.
+    ///   - subject: What errors start with (the spec file's path).
+    /// - Throws: ``ReelError`` naming the clip's spec path when its range cannot be reversed;
+    ///   the copies made until then are removed.
+    init(_ description: CompositionSpec, relativeTo folder: URL, subject: String) throws(ReelError) {
+        var spec = description
+        var copies: [URL] = []
+        do throws(ReelError) {
+            for (index, clip) in description.clips.enumerated() where clip.reverse == true {
+                let input = clip.file.hasPrefix("/") ? URL(fileURLWithPath: clip.file) : folder.appendingPathComponent(clip.file)
+                let copy = FileManager.default.temporaryDirectory
+                    .appendingPathComponent("reel-reverse-\(UUID().uuidString.prefix(8))-\(index).mov")
+                InProgressFiles.add(copy)
+                copies.append(copy)
+                do throws(ReelError) {
+                    let asset = try Asset(url: input)
+                    let pictureEnd = ClipSequence.Clip.pictureRange(of: asset)?.end ?? asset.duration
+                    let start = MediaTime(seconds: clip.range?.start ?? 0, preferredTimescale: 90000)
+                    let end = clip.range?.end.map { MediaTime(seconds: $0, preferredTimescale: 90000) } ?? pictureEnd
+                    try ReversedCopy.write(asset, range: MediaTimeRange(start: start, end: min(end, pictureEnd)), to: copy)
+                } catch {
+                    throw ReelError(error.code, error.message, subject: "\(subject): clips[\(index)].reverse \(input.path)")
+                }
+                spec.clips[index].file = copy.path
+                spec.clips[index].range = nil
+                spec.clips[index].reverse = nil
+            }
+        } catch {
+            Self.remove(copies)
+            throw error
+        }
+        self.spec = spec
+        self.copies = copies
+    }
+
+    deinit { Self.remove(copies) }
+
+    private static func remove(_ copies: [URL]) {
+        for copy in copies {
+            try? FileManager.default.removeItem(at: copy)
+            InProgressFiles.remove(copy)
+        }
+    }
+}
