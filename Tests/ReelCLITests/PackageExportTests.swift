@@ -119,6 +119,34 @@ import Testing
         }
     }
 
+    /// The sound rendition sits on the picture: a flash-and-click clip packaged, one
+    /// rendition's segments and the sound's joined and muxed together by stream copy, measured.
+    @Test func soundRenditionStaysInSyncWithPicture() throws {
+        let kind = FlashClick(rate: (30, 1), seconds: 4)
+        let input = directory.appendingPathComponent("flash.mp4")
+        try kind.write(to: input)
+        let package = directory.appendingPathComponent("flash-package")
+        let result = try ProcessRunner.reel(["export", input.path, "--hls", package.path, "--ladder", "90",
+                                             "--segment", "1"], timeout: 300)
+        try #require(result.status == 0, "\(result.standardError)")
+        var parts: [URL] = []
+        for rendition in ["90p", "audio"] {
+            let folder = package.appendingPathComponent(rendition)
+            var whole = try Data(contentsOf: folder.appendingPathComponent("init.mp4"))
+            for name in try segmentNames(folder) { whole.append(try Data(contentsOf: folder.appendingPathComponent(name))) }
+            let file = directory.appendingPathComponent("flash-\(rendition).mp4")
+            try whole.write(to: file)
+            parts.append(file)
+        }
+        let muxed = directory.appendingPathComponent("flash-muxed.mp4")
+        try ProcessRunner.ffmpeg(["-i", parts[0].path, "-i", parts[1].path, "-map", "0:v", "-map", "1:a", "-c", "copy",
+                                  muxed.path])
+        let verdict = SyncMeter.judge(try SyncMeter.measure(muxed), expected: kind.events, duration: kind.pictureSeconds)
+        print("sync package: \(verdict)")
+        #expect(verdict.failures().isEmpty, "\(verdict.failures())")
+        #expect(verdict.worstOffset < 0.005, "sound within 5 ms of its picture, not \(verdict.worstOffset)")
+    }
+
     @Test func specIsRenderedThenPackaged() throws {
         let input = try source(name: "clip.mp4")
         let spec = directory.appendingPathComponent("spec.json")
