@@ -126,8 +126,11 @@ import Testing
         let input = directory.appendingPathComponent("flash.mp4")
         try kind.write(to: input)
         let package = directory.appendingPathComponent("flash-package")
-        let result = try ProcessRunner.reel(["export", input.path, "--hls", package.path, "--ladder", "90",
-                                             "--segment", "1"], timeout: 300)
+        let result = try ProcessRunner.reel(
+            [
+                "export", input.path, "--hls", package.path, "--ladder", "90",
+                "--segment", "1",
+            ], timeout: 300)
         try #require(result.status == 0, "\(result.standardError)")
         var parts: [URL] = []
         for rendition in ["90p", "audio"] {
@@ -139,8 +142,10 @@ import Testing
             parts.append(file)
         }
         let muxed = directory.appendingPathComponent("flash-muxed.mp4")
-        try ProcessRunner.ffmpeg(["-i", parts[0].path, "-i", parts[1].path, "-map", "0:v", "-map", "1:a", "-c", "copy",
-                                  muxed.path])
+        try ProcessRunner.ffmpeg([
+            "-i", parts[0].path, "-i", parts[1].path, "-map", "0:v", "-map", "1:a", "-c", "copy",
+            muxed.path,
+        ])
         let verdict = SyncMeter.judge(try SyncMeter.measure(muxed), expected: kind.events, duration: kind.pictureSeconds)
         print("sync package: \(verdict)")
         #expect(verdict.failures().isEmpty, "\(verdict.failures())")
