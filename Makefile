@@ -17,7 +17,8 @@ DEBIAN_PACKAGES := pkg-config \
 	libavfilter-dev libavdevice-dev ffmpeg libmicrohttpd-dev libpulse-dev libasound2-dev libsdl2-dev linux-libc-dev \
 	chromium chromium-driver python3-selenium bc fontconfig fonts-dejavu-core fonts-wqy-microhei \
 	pulseaudio pulseaudio-utils xvfb x11-utils x11-xserver-utils xdotool libimage-exiftool-perl \
-	slurmctld slurmd slurm-client munge dbus-daemon libglib2.0-bin python3-dbusmock
+	slurmctld slurmd slurm-client munge dbus-daemon libglib2.0-bin python3-dbusmock \
+	nginx-light libnginx-mod-rtmp
 
 .PHONY: deps build debug test demo bench clean format lint docs fuzz sanitize soak
 

@@ -29,7 +29,7 @@ import Testing
     /// Writes `frames` indexed pictures at 30 fps and as long a tone into a segmented writer.
     private func writeSegments(
         frames: Int, interval: MediaTime, delegate: any AssetWriterDelegate,
-        profile: FileTypeProfile = .mpeg4AppleHLS
+        profile: FileTypeProfile = .mpeg4AppleHLS, flushAt: Int? = nil
     ) async throws -> AssetWriter {
         let writer = try AssetWriter(fileType: .mp4)
         writer.outputFileTypeProfile = profile
@@ -49,6 +49,7 @@ import Testing
         try audio.append(SampleBuffer(audioBuffer: tone, presentationTime: .zero))
         for index in 0..<frames {
             while !video.isReadyForMoreMediaData { try await Task.sleep(nanoseconds: 1_000_000) }
+            if index == flushAt { writer.flushSegment() }
             try adaptor.append(
                 try TestPatterns.indexedFrame(index, pool: adaptor.pixelBufferPool),
                 withPresentationTime: MediaTime(value: Int64(index), timescale: 30))
@@ -89,7 +90,16 @@ import Testing
         for (index, segment) in segments.enumerated() {
             let report = try #require(segment.2)
             let video = try #require(report.trackReports.first { $0.mediaType == .video })
+            #expect(report.segmentType == .separable && video.trackID == 1)
             let first = try #require(video.firstVideoSampleInformation)
+            #expect(first.presentationTimeStamp == video.earliestPresentationTimeStamp)
+            let expected = AssetSegmentTrackReport(
+                trackID: 1, mediaType: .video, earliestPresentationTimeStamp: MediaTime(value: Int64(index), timescale: 1),
+                duration: MediaTime(value: 1, timescale: 1),
+                firstVideoSampleInformation: AssetSegmentReportSampleInformation(
+                    presentationTimeStamp: MediaTime(value: Int64(index), timescale: 1), offset: first.offset,
+                    length: first.length, isSyncSample: true))
+            #expect(video == expected)
             #expect(first.isSyncSample, "segment \(index) starts with a keyframe")
             #expect(
                 video.earliestPresentationTimeStamp == MediaTime(value: Int64(index), timescale: 1),
@@ -127,13 +137,22 @@ import Testing
         let collector = Collector()
         _ = try await writeSegments(frames: 60, interval: .indefinite, delegate: collector)
         #expect(collector.received.map(\.1) == [.initialization, .separable])
+        // flushSegment() ends the segment at the next keyframe (every 2 s without an interval).
+        let flushed = Collector()
+        _ = try await writeSegments(frames: 90, interval: .indefinite, delegate: flushed, flushAt: 30)
+        #expect(flushed.received.map(\.1) == [.initialization, .separable, .separable])
+        let starts = flushed.received.filter { $0.1 == .separable }
+            .compactMap { $0.2?.trackReports.first?.earliestPresentationTimeStamp }
+        #expect(starts.map(\.seconds) == [0, 2], "the second segment starts at the keyframe after the flush")
     }
 
     @Test func folderWriterWritesPlaylistManifestAndSegments() async throws {
         let folder = directory.appendingPathComponent("folder")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let files = try SegmentFolderWriter(folder: folder)
-        _ = try await writeSegments(frames: 90, interval: MediaTime(value: 1, timescale: 1), delegate: files)
+        _ = try await writeSegments(
+            frames: 90, interval: MediaTime(value: 1, timescale: 1), delegate: files,
+            profile: .mpeg4CMAFCompliant)
         try files.finish()
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(

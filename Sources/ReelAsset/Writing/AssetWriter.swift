@@ -33,6 +33,8 @@ public final class AssetWriter: Sendable {
     public let outputFileType: FileType
     /// Made by ``init(fileType:)``: segments go to the ``delegate``, no file is written.
     public let producesSegments: Bool
+    /// Set by ``init(streamingTo:formatName:)``: FFmpeg's muxer for a network stream.
+    let streamFormat: String?
     /// Settings, status, session bounds and the open file: one state, one lock.
     private let machine = PosixMutex(AssetWriterStateMachine<WriterFiles>())
 
@@ -112,6 +114,7 @@ public final class AssetWriter: Sendable {
         self.outputURL = outputURL
         outputFileType = fileType
         producesSegments = false
+        streamFormat = nil
         let folder = outputURL.deletingLastPathComponent().path
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
@@ -141,6 +144,20 @@ public final class AssetWriter: Sendable {
         outputURL = URL(fileURLWithPath: "segments.mp4")
         outputFileType = fileType
         producesSegments = true
+        streamFormat = nil
+    }
+
+    /// A writer to a network stream through FFmpeg's protocols (`rtmp://…` with `flv`,
+    /// `srt://…` with `mpegts`): ``startWriting()`` connects, a lost connection fails the
+    /// writer (its caller reconnects with a new one), ``finishWriting()`` ends the stream.
+    /// - Parameters:
+    ///   - url: The stream's address; errors name it.
+    ///   - formatName: FFmpeg's muxer (`flv`, `mpegts`).
+    package init(streamingTo url: URL, formatName: String) {
+        outputURL = url
+        outputFileType = .mp4
+        producesSegments = false
+        streamFormat = formatName
     }
 
     /// A writer whose file type follows the URL's extension.
@@ -227,6 +244,10 @@ public final class AssetWriter: Sendable {
             try startSegments(settings)
             return
         }
+        if let streamFormat {
+            try startStream(settings, formatName: streamFormat)
+            return
+        }
         let fragmented = settings.isFragmented
         let temporary = Self.temporaryURL(for: outputURL, fragmented: fragmented)
         do throws(ReelError) {
@@ -286,6 +307,29 @@ public final class AssetWriter: Sendable {
         } catch {
             for input in settings.inputs { input.pipeline = nil }
             let named = error.about(outputURL.path)
+            machine.withLock { $0.startFailed(named) }
+            throw named
+        }
+    }
+
+    /// ``startWriting()`` of a stream: the muxer opens the URL (connecting) and writes its header.
+    private func startStream(_ settings: AssetWriterStateMachine<WriterFiles>.Settings, formatName: String) throws(ReelError) {
+        do throws(ReelError) {
+            let muxer = try Muxer(path: outputURL.absoluteString, formatName: formatName)
+            let shared = SharedMuxer(muxer)
+            for (index, input) in settings.inputs.enumerated() {
+                try prepare(input, index: index, muxer: muxer, shared: shared, settings: settings)
+            }
+            try muxer.writeHeader(options: [:])
+            let nowhere = FileManager.default.temporaryDirectory.appendingPathComponent(".reel-stream-\(UUID().uuidString)")
+            let files = WriterFiles(muxer: shared, temporaryURL: nowhere, isFragmented: false, inputs: settings.inputs)
+            guard machine.withLock({ $0.started(files) }) else {
+                files.discard(removingPartial: true)
+                throw ReelError(.cancelled, "the writing was cancelled", subject: outputURL.absoluteString)
+            }
+        } catch {
+            for input in settings.inputs { input.pipeline = nil }
+            let named = error.about(outputURL.absoluteString)
             machine.withLock { $0.startFailed(named) }
             throw named
         }
@@ -375,6 +419,10 @@ public final class AssetWriter: Sendable {
                 configuration.options["bf"] = "0"
                 if video.codec == .h264 { configuration.options["x264-params"] = "scenecut=0:sync-lookahead=0" }
                 if video.codec == .hevc { configuration.options["x265-params"] = "scenecut=0:bframes=0" }
+            }
+            if streamFormat != nil, video.codec == .h264 {
+                // A live stream: each frame leaves as soon as it is encoded.
+                configuration.options["tune"] = "zerolatency"
             }
             if fragmented, input.expectsMediaDataInRealTime, video.codec == .h264 || video.codec == .hevc {
                 // No lookahead or B-frames: a live frame reaches its fragment, and the disk,
@@ -517,6 +565,8 @@ public final class AssetWriter: Sendable {
             try checkFinishing()
             if let segments = files.segments {
                 segments.finish()
+            } else if streamFormat != nil {
+                // The stream ended with the trailer; there is no file to put in place.
             } else if files.isFragmented, outputFileType.isISOBaseMedia {
                 try completeFragmented(files, duration: end.isNumeric && start.isNumeric ? end - start : nil)
             } else {

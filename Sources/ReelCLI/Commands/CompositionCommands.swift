@@ -139,17 +139,31 @@ struct MergeCommand: Command {
 struct ExportCommand: Command {
     let spec = CommandSpec(
         name: "export",
-        abstract: "Export a file with an AVFoundation-style preset (640x480, 1280x720, highest…).",
-        usage: "IN --preset NAME -o OUT [--jobs N | --slurm]",
+        abstract: "Export a file with an AVFoundation-style preset (640x480, 1280x720, highest…), or as an HLS/DASH package.",
+        usage: "IN --preset NAME -o OUT [--jobs N | --slurm] | IN|SPEC.json --hls DIR [--dash DIR] [--ladder 1080,720,480]",
         positionals: 1...1,
         options: [
             .value("preset", "NAME", help: "640x480, 960x540, 1280x720, 1920x1080, 3840x2160, low, medium, highest, hevc-…"),
             .value("output", short: "o", "OUT", help: "The file to write (.mp4, .mov, .m4v)."),
             .flag("json", help: "Print progress as JSON lines on stdout."),
-        ] + CompositionExport.smartOptions + ChunkOptions.options,
-        discussion: "Sized presets fit the picture inside their box, keep its aspect, never scale up, and use even sizes.")
+        ] + CompositionExport.smartOptions + ChunkOptions.options + PackageExport.options,
+        discussion: """
+        Sized presets fit the picture inside their box, keep its aspect, never scale up, and use even sizes.
+
+        --hls/--dash write an adaptive package instead of a file: one folder per picture height
+        (heights above the source's are left out) and the sound once, fMP4 segments starting on
+        keyframes at the same times in every rendition, master.m3u8 and/or manifest.mpd. The
+        package is written under a hidden name and renamed when complete. IN may be a composition
+        spec (SPEC.json), rendered first.
+
+        Example:
+          reel export talk.mp4 --hls talk-hls --ladder 1080,720,480
+        """)
 
     func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
+        if PackageExport.isAsked(arguments) {
+            return try await PackageExport.run(arguments, command: spec.name, console: console)
+        }
         let (url, type) = try CompositionExport.outputURL(arguments, command: spec.name)
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: .highestQuality)
         let input = arguments.positionals[0]

@@ -26,6 +26,8 @@ struct RecordCommand: Command {
             .value("playback-fps", "N", help: "Slow motion: a high-rate recording written to play at N frames a second "
                 + "(--fps 240 --playback-fps 30 plays 8 times slower, the sound stretched with its pitch kept)."),
             .flag("stats", help: "Print the pipeline's time per frame, the drops and the CPU used, as JSON."),
+            .value("rtmp", "URL", help: "Also stream live to rtmp://HOST[:PORT]/APP/STREAM; a lost connection reconnects "
+                + "(0.25-2 s back-off) and never stops the recording."),
         ],
         discussion: "Ctrl-C or SIGTERM stops and finishes the file. Until then it is NAME.partial.EXT, playable up to the last second.")
 
@@ -55,6 +57,22 @@ struct RecordCommand: Command {
         }
         try session.add(movie)
         try ConnectionOptions.apply(arguments, to: movie.connection(with: .video), command: spec.name, console: console)
+        var streamer: LiveStreamer?
+        if let text = arguments.value("rtmp") {
+            let url = try LiveStreamer.check(text, command: spec.name)
+            let live = LiveStreamer(url: url, withAudio: arguments.value("mic") != "none", frameRate: session.frameRate) { line in
+                console.printError(line)
+            }
+            let pictures = VideoDataOutput()
+            pictures.setSampleBufferHandler(queue: DispatchQueue(label: "reel.record.stream-video")) { live.appendVideo($0) }
+            try session.add(pictures)
+            if arguments.value("mic") != "none" {
+                let sound = AudioDataOutput()
+                sound.setSampleBufferHandler(queue: DispatchQueue(label: "reel.record.stream-audio")) { live.appendAudio($0) }
+                try session.add(sound)
+            }
+            streamer = live
+        }
         let done = AsyncStream<ReelError?>.makeStream()
         let started = Date()
         session.startRunning()
@@ -86,6 +104,11 @@ struct RecordCommand: Command {
         for await error in done.stream { failure = error }
         status.cancel()
         session.stopRunning()
+        if let streamer {
+            streamer.stop()
+            let (connections, frames) = streamer.statistics
+            console.printError("streamed \(frames) frames to \(streamer.url.absoluteString) over \(connections) connection\(connections == 1 ? "" : "s")")
+        }
         SignalHandling.onInterrupt(nil)
         if console.errorIsTerminal { console.writeError("\n") }
         if let failure { throw failure }

@@ -1,0 +1,188 @@
+import Dispatch
+import Foundation
+import ReelAsset
+import ReelCapture
+import ReelCore
+
+/// `reel record --rtmp URL`: the capture, encoded a second time, pushed to a streaming
+/// server through FFmpeg's RTMP protocol (FLV), beside the local recording, which never
+/// waits for it. A lost connection (the server gone, a write refused) drops the stream's
+/// writer and connects again, after 0.25 s and then doubling up to 2 s between attempts,
+/// so a server back up is reached within about 2 s; the new connection starts at the next
+/// frame. Frames that come while a connection is being made, or while the encoder is busy,
+/// are not streamed (the local file has them all).
+final class LiveStreamer: @unchecked Sendable {
+    private struct Link {
+        var writer: AssetWriter
+        var video: AssetWriterInput
+        var audio: AssetWriterInput?
+    }
+
+    private enum State {
+        /// Not connected; the next frame at or after `retryAt` connects.
+        case idle(retryAt: Date, attempt: Int)
+        case connecting
+        case streaming(Link)
+        case stopped
+    }
+
+    let url: URL
+    private let withAudio: Bool
+    private let frameRate: Double
+    private let report: @Sendable (String) -> Void
+    private let state = PosixMutex(State.idle(retryAt: .distantPast, attempt: 0))
+    private let connecting = DispatchQueue(label: "reel.stream.connect")
+    private let counts = PosixMutex((connections: 0, frames: 0))
+
+    /// - Parameters:
+    ///   - url: `rtmp://HOST[:PORT]/APP/KEY`.
+    ///   - withAudio: Whether sound is streamed too.
+    ///   - frameRate: The capture's rate (a keyframe every 2 s).
+    ///   - report: Told of each connection, loss and reconnection (one line each).
+    init(url: URL, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
+        self.url = url
+        self.withAudio = withAudio
+        self.frameRate = frameRate
+        self.report = report
+    }
+
+    /// Connections made and frames streamed so far.
+    var statistics: (connections: Int, frames: Int) { counts.withLock { $0 } }
+
+    /// Checks a URL given to `--rtmp`.
+    static func check(_ text: String, command: String) throws(UsageError) -> URL {
+        guard let url = URL(string: text), url.scheme?.lowercased() == "rtmp", let host = url.host, !host.isEmpty,
+            url.path.split(separator: "/").count >= 2
+        else {
+            throw UsageError("--rtmp takes rtmp://HOST[:PORT]/APP/STREAM, not '\(text)'", command: command)
+        }
+        return url
+    }
+
+    func appendVideo(_ sample: SampleBuffer) {
+        guard let picture = sample.pixelBuffer else { return }
+        var connect = false
+        var link: Link?
+        state.withLock { state in
+            switch state {
+            case .idle(let retryAt, _) where Date() >= retryAt:
+                connect = true
+                state = .connecting
+            case .streaming(let current):
+                link = current
+            default:
+                break
+            }
+        }
+        if connect {
+            let (width, height) = (picture.width - picture.width % 2, picture.height - picture.height % 2)
+            let start = sample.presentationTime
+            connecting.async { [self] in self.connect(width: width, height: height, start: start) }
+            return
+        }
+        guard let link else { return }
+        if let error = link.writer.error {
+            lose(link, because: error.message)
+            return
+        }
+        guard link.video.isReadyForMoreMediaData else { return }
+        do {
+            try link.video.append(sample)
+            counts.withLock { $0.frames += 1 }
+        } catch {
+            lose(link, because: error.message)
+        }
+    }
+
+    func appendAudio(_ sample: SampleBuffer) {
+        guard case .streaming(let link) = state.withLock({ $0 }), let audio = link.audio else { return }
+        guard audio.isReadyForMoreMediaData else { return }
+        try? audio.append(sample)
+    }
+
+    /// Ends the stream (the server gets the end of it) and stops connecting.
+    func stop() {
+        let previous = state.withLock { state -> State in
+            defer { state = .stopped }
+            return state
+        }
+        connecting.sync {}
+        // A connection being made meanwhile finds the state stopped and closes its writer itself.
+        if case .streaming(let link) = previous {
+            try? link.writer.finishSynchronously()
+        }
+    }
+
+    private func connect(width: Int, height: Int, start: MediaTime) {
+        let writer = AssetWriter(streamingTo: url, formatName: "flv")
+        let interval = max(1, Int(min(600, (frameRate * 2).rounded())))
+        let video = AssetWriterInput(
+            mediaType: .video,
+            outputSettings: VideoSettings(
+                width: width, height: height, bitRate: max(500_000, width * height * 3), keyFrameInterval: interval,
+                profile: "high", preset: "veryfast", expectedFrameRate: frameRate))
+        video.expectsMediaDataInRealTime = true
+        var audio: AssetWriterInput?
+        do {
+            try writer.add(video)
+            if withAudio {
+                let input = AssetWriterInput(mediaType: .audio, outputSettings: AudioSettings(sampleRate: 48000, channelCount: 2))
+                input.expectsMediaDataInRealTime = true
+                try writer.add(input)
+                audio = input
+            }
+            try writer.startWriting()
+            writer.startSession(atSourceTime: start)
+        } catch {
+            writer.cancelWriting()
+            let attempt = state.withLock { state -> Int? in
+                guard case .connecting = state else { return nil }
+                return 0
+            }
+            guard attempt != nil else { return }
+            retry(after: error.message)
+            return
+        }
+        let kept = state.withLock { state -> Bool in
+            guard case .connecting = state else { return false }
+            state = .streaming(Link(writer: writer, video: video, audio: audio))
+            return true
+        }
+        guard kept else {
+            writer.cancelWriting()
+            return
+        }
+        let number = counts.withLock { counts -> Int in
+            counts.connections += 1
+            return counts.connections
+        }
+        report(number == 1 ? "streaming to \(url.absoluteString)" : "reconnected to \(url.absoluteString)")
+    }
+
+    /// A failed connection attempt: the next waits twice as long as this one (0.25 s … 2 s).
+    private var attempts = 0
+    private func retry(after reason: String) {
+        let delay = min(2.0, 0.25 * pow(2, Double(min(attempts, 4))))
+        attempts += 1
+        state.withLock { state in
+            if case .connecting = state { state = .idle(retryAt: Date().addingTimeInterval(delay), attempt: attempts) }
+        }
+        if attempts == 1 { report("cannot reach \(url.absoluteString): \(reason); trying again") }
+    }
+
+    /// A connection that broke: its writer is cancelled off the capture queue and the next
+    /// frame connects again.
+    private func lose(_ link: Link, because reason: String) {
+        let dropped = state.withLock { state -> Bool in
+            guard case .streaming(let current) = state, current.writer === link.writer else { return false }
+            state = .idle(retryAt: Date().addingTimeInterval(0.25), attempt: 0)
+            return true
+        }
+        guard dropped else { return }
+        connecting.async { [self] in
+            attempts = 0
+            link.writer.cancelWriting()
+        }
+        report("lost \(url.absoluteString): \(reason); reconnecting (the local recording goes on)")
+    }
+}

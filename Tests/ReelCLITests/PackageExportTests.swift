@@ -1,0 +1,210 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// `reel export IN --hls DIR --dash DIR --ladder …`: an adaptive package whose renditions'
+/// segments start on keyframes at the same times (ffprobe), whose durations add up to the
+/// source's, and which plays to its end in headless Chromium (HLS and DASH).
+@Suite struct PackageExportTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-cli-package")
+    }
+
+    /// A 5-second 640x360 30 fps clip with a 1 kHz tone.
+    private func source(name: String = "source.mp4") throws -> URL {
+        let url = directory.appendingPathComponent(name)
+        try ProcessRunner.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=5",
+            "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000:duration=5",
+            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac",
+            "-shortest", url.path,
+        ])
+        return url
+    }
+
+    /// Packet times and key flags of a file's first stream, from ffprobe.
+    private func packets(_ url: URL) throws -> [(time: Double, duration: Double, key: Bool)] {
+        let result = try ProcessRunner.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-show_entries", "packet=pts_time,duration_time,flags", "-of", "csv=p=0", url.path,
+            ])
+        return result.standardOutput.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            // ffprobe gives no duration (N/A) for a fragment's first sound packet.
+            guard fields.count >= 3, let time = Double(fields[0]) else { return nil }
+            return (time, Double(fields[1]) ?? 0, fields[2].contains("K"))
+        }
+    }
+
+    private func segmentNames(_ folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".m4s") }.sorted()
+    }
+
+    /// What is beside `url` in its folder that Reel left (hidden temporary names).
+    private func leftovers(in folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".reel-") }
+    }
+
+    @Test func hlsAndDashPackageHasAlignedKeyframesAndWholeDurations() throws {
+        let input = try source()
+        let package = directory.appendingPathComponent("package")
+        let result = try ProcessRunner.reel(
+            [
+                "export", input.path, "--hls", package.path, "--dash", package.path,
+                "--ladder", "360,240",
+            ], timeout: 300)
+        try #require(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("640x360, 426x240 and sound"))
+        for name in ["master.m3u8", "manifest.mpd", "360p/playlist.m3u8", "240p/playlist.m3u8", "audio/playlist.m3u8"] {
+            #expect(FileManager.default.fileExists(atPath: package.appendingPathComponent(name).path), "\(name)")
+        }
+        #expect(try leftovers(in: directory).isEmpty)
+        let master = try String(contentsOf: package.appendingPathComponent("master.m3u8"), encoding: .utf8)
+        #expect(master.contains("RESOLUTION=640x360") && master.contains("RESOLUTION=426x240"))
+        #expect(master.contains("#EXT-X-MEDIA:TYPE=AUDIO") && master.components(separatedBy: "AUDIO=\"audio\"").count == 3)
+
+        let sourceVideo = try packets(input).count
+        #expect(sourceVideo > 0)
+        var startsByRendition: [[Double]] = []
+        for rendition in ["360p", "240p", "audio"] {
+            let folder = package.appendingPathComponent(rendition)
+            let initial = try Data(contentsOf: folder.appendingPathComponent("init.mp4"))
+            var whole = initial
+            var starts: [Double] = []
+            for name in try segmentNames(folder) {
+                let segment = try Data(contentsOf: folder.appendingPathComponent(name))
+                whole.append(segment)
+                let part = directory.appendingPathComponent("\(rendition)-\(name).mp4")
+                try (initial + segment).write(to: part)
+                let inPart = try packets(part)
+                let first = try #require(inPart.first)
+                #expect(first.key, "\(rendition)/\(name) starts on a keyframe")
+                starts.append(first.time)
+            }
+            startsByRendition.append(starts)
+            let file = directory.appendingPathComponent("\(rendition)-whole.mp4")
+            try whole.write(to: file)
+            let all = try packets(file)
+            let last = try #require(all.last)
+            let total = last.time + last.duration - (all.first?.time ?? 0)
+            if rendition == "audio" {
+                // The sound adds up to the source's 5 s within one AAC frame.
+                #expect(abs(total - 5) <= 1024.0 / 48000, "audio lasts \(total) s")
+            } else {
+                #expect(all.count == 150, "\(rendition) has \(all.count) pictures")
+                // The pictures add up to the source's 5 s within one frame.
+                #expect(abs(total - 5) <= 1.0 / 30 + 1e-6, "\(rendition) lasts \(total) s")
+                #expect(all.filter(\.key).map(\.time) == [0, 2, 4], "\(rendition) keyframes")
+            }
+        }
+        #expect(startsByRendition[0] == [0, 2, 4])
+        #expect(startsByRendition[0] == startsByRendition[1], "both renditions cut at the same times")
+        #expect(startsByRendition[2].count == 3 && startsByRendition[2].first == 0)
+
+        guard BrowserPlayer.available else { return }
+        let hls = try PackagePlayer.play("hls", folder: package)
+        let mse = hls.filter { $0.mode == "mse" }
+        #expect(mse.map(\.resolution) == ["640x360", "426x240"])
+        for report in mse + (try PackagePlayer.play("dash", folder: package)) {
+            #expect(report.error == nil && report.ended, "\(report.mode) \(report.resolution ?? "") \(report.error ?? "")")
+            #expect(abs(report.currentTime - 5) < 0.05 && report.frames >= 145, "\(report)")
+            // Picture and sound both buffered from zero to the end.
+            #expect(report.buffered.count == 2 && report.buffered.allSatisfy { $0[0] == 0 && abs($0[1] - 5) < 0.05 })
+        }
+        if let native = hls.first(where: { $0.mode == "native" }), native.nativeSupported {
+            #expect(native.error == nil && native.ended && native.frames >= 145, "native HLS: \(native)")
+        }
+    }
+
+    /// The sound rendition sits on the picture: a flash-and-click clip packaged, one
+    /// rendition's segments and the sound's joined and muxed together by stream copy, measured.
+    @Test func soundRenditionStaysInSyncWithPicture() throws {
+        let kind = FlashClick(rate: (30, 1), seconds: 4)
+        let input = directory.appendingPathComponent("flash.mp4")
+        try kind.write(to: input)
+        let package = directory.appendingPathComponent("flash-package")
+        let result = try ProcessRunner.reel(
+            [
+                "export", input.path, "--hls", package.path, "--ladder", "90",
+                "--segment", "1",
+            ], timeout: 300)
+        try #require(result.status == 0, "\(result.standardError)")
+        var parts: [URL] = []
+        for rendition in ["90p", "audio"] {
+            let folder = package.appendingPathComponent(rendition)
+            var whole = try Data(contentsOf: folder.appendingPathComponent("init.mp4"))
+            for name in try segmentNames(folder) { whole.append(try Data(contentsOf: folder.appendingPathComponent(name))) }
+            let file = directory.appendingPathComponent("flash-\(rendition).mp4")
+            try whole.write(to: file)
+            parts.append(file)
+        }
+        let muxed = directory.appendingPathComponent("flash-muxed.mp4")
+        try ProcessRunner.ffmpeg([
+            "-i", parts[0].path, "-i", parts[1].path, "-map", "0:v", "-map", "1:a", "-c", "copy",
+            muxed.path,
+        ])
+        let verdict = SyncMeter.judge(try SyncMeter.measure(muxed), expected: kind.events, duration: kind.pictureSeconds)
+        print("sync package: \(verdict)")
+        #expect(verdict.failures().isEmpty, "\(verdict.failures())")
+        #expect(verdict.worstOffset < 0.005, "sound within 5 ms of its picture, not \(verdict.worstOffset)")
+    }
+
+    @Test func specIsRenderedThenPackaged() throws {
+        let input = try source(name: "clip.mp4")
+        let spec = directory.appendingPathComponent("spec.json")
+        try Data("{ \"clips\": [ { \"file\": \"clip.mp4\", \"range\": { \"start\": 1, \"end\": 4 } } ] }".utf8).write(to: spec)
+        _ = input
+        let package = directory.appendingPathComponent("from-spec")
+        let result = try ProcessRunner.reel(["export", spec.path, "--hls", package.path, "--ladder", "240"], timeout: 300)
+        try #require(result.status == 0, "\(result.standardError)")
+        let folder = package.appendingPathComponent("240p")
+        var whole = try Data(contentsOf: folder.appendingPathComponent("init.mp4"))
+        for name in try segmentNames(folder) { whole.append(try Data(contentsOf: folder.appendingPathComponent(name))) }
+        let file = directory.appendingPathComponent("spec-whole.mp4")
+        try whole.write(to: file)
+        let pictures = try packets(file)
+        #expect(pictures.count == 90, "3 s of the clip at 30 fps, not \(pictures.count)")
+        #expect(try leftovers(in: directory).isEmpty, "the rendered spec is removed")
+    }
+
+    @Test func badInputGetsOneLineAndLeavesNothing() throws {
+        let input = try source()
+        let full = directory.appendingPathComponent("full")
+        try FileManager.default.createDirectory(at: full, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: full.appendingPathComponent("mine.txt"))
+        let aFile = directory.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: aFile)
+        let fresh = directory.appendingPathComponent("fresh").path
+        let cases: [([String], String)] = [
+            (["--hls", fresh, "--ladder", "720,abc"], "--ladder takes even picture heights"),
+            (["--hls", fresh, "--ladder", "0"], "not '0'"),
+            (["--hls", fresh, "--ladder", "721"], "not '721'"),
+            (["--hls", fresh, "--ladder", "-480"], "--ladder"),
+            (["--hls", fresh, "--ladder", "480,,360"], "not ''"),
+            (["--hls", fresh, "--ladder", "480,480"], "names 480 twice"),
+            (["--hls", fresh, "--ladder", "99999999999999999999"], "--ladder"),
+            (["--hls", fresh, "--segment", "0"], "--segment"),
+            (["--hls", full.path], "exists and is not empty"),
+            (["--hls", aFile.path], "exists and is a file"),
+            (["--hls", "/proc/1/package"], "cannot write in /proc/1"),
+            (["--hls", directory.appendingPathComponent("missing/package").path], "does not exist"),
+            (["--hls", fresh, "--dash", directory.appendingPathComponent("other").path], "same DIR"),
+            (["--hls", fresh, "-o", directory.appendingPathComponent("x.mp4").path], "give no -o"),
+        ]
+        for (arguments, expected) in cases {
+            let result = try ProcessRunner.reel(["export", input.path] + arguments)
+            let lines = result.standardError.split(separator: "\n")
+            #expect(result.status != 0 && !result.crashed, "\(arguments)")
+            #expect(lines.count == 1 && result.standardError.contains(expected), "\(arguments): \(result.standardError)")
+        }
+        // A missing input is refused before anything is made.
+        let missing = try ProcessRunner.reel(["export", directory.appendingPathComponent("nope.mp4").path, "--hls", fresh])
+        #expect(missing.status != 0 && missing.standardError.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: fresh))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: full.path) == ["mine.txt"])
+        #expect(try leftovers(in: directory).isEmpty)
+    }
+}
