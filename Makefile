@@ -50,11 +50,14 @@ test: deps lint
 demo: deps build
 	@scripts/demo.sh $(RELEASE_BIN) $(CLIPS)
 
+# scripts/chunk-bench.sh: issue 20's 10-minute chunked export (single, --jobs 2, a one-node Slurm
+# cluster it starts, smart chunks): frames, PSNR, sync at the joins, moov, wall ratios.
 # The sync table (scripts/sync-bench.sh) needs the suite's judge, and the whole sync suite runs here;
 # scripts/play-bench.sh times `reel play` beside ffplay (seeks, drops, CPU, sync on screen).
 bench: deps build
 	$(SWIFT) build -c release --product reel-sync-meter
 	@scripts/bench.sh $(RELEASE_BIN) $(CLIPS) .build/release/reel-sync-meter
+	@scripts/chunk-bench.sh $(RELEASE_BIN) .build/release/reel-sync-meter
 	@scripts/sync-bench.sh $(RELEASE_BIN) .build/release/reel-sync-meter
 	@scripts/play-bench.sh $(RELEASE_BIN) .build/release/reel-sync-meter
 	$(SWIFT) build --build-tests

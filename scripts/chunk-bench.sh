@@ -20,7 +20,8 @@
 # alternated; the median is reported), CHUNK_BENCH_KEEP=1 keeps the work folder.
 # Slurm needs root, munge and Slurm's daemons (make deps); without them the Slurm rows are skipped.
 set -euo pipefail
-reel=$(realpath "${1:?reel binary}"); meter=$(realpath "${2:?reel-sync-meter binary}")
+reel=$(realpath -m "${1:?reel binary}"); meter=$(realpath -m "${2:?reel-sync-meter binary}")
+[[ -x $reel ]] || { echo "chunk-bench: $reel is not an executable reel" >&2; exit 1; }
 minutes=${CHUNK_BENCH_MINUTES:-10}
 size=${CHUNK_BENCH_SIZE:-640x360}
 chunks=${CHUNK_BENCH_CHUNKS:-8}
@@ -169,6 +170,7 @@ render smart --explain
 render smart-jobs2 --jobs 2 --chunks "$chunks" --job-dir "$work/smart-jobs2-job" --explain
 
 # --- The checks.
+[[ -x $meter ]] || { echo "chunk-bench: $meter is not an executable reel-sync-meter (swift build -c release --product reel-sync-meter)" >&2; exit 1; }
 frames() { ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=nb_read_frames -of csv=p=0 "$1"; }
 min_psnr() { # A B: the worst frame's psnr_avg of B against A, and how many frames were compared
   local log="$work/psnr-$RANDOM.log"

@@ -81,6 +81,12 @@ import Testing
         #expect(try FFprobe.countFrames(out) == 175)
         #expect(try FFprobe.countFrames(out) == FFprobe.countFrames(single))
         #expect(abs((try FFprobe.probe(out).duration ?? 0) - 7) < 0.001)
+        // Every frame within 40 dB of the single render's, and the index in front.
+        let worst = try FramePSNR.values(single, out, in: directory).min() ?? 0
+        print(String(format: "slurm: worst frame %.2f dB against the single render", worst))
+        #expect(worst >= 40)
+        let boxes = MP4Boxes.topLevel(try Data(contentsOf: out)).map(\.type)
+        #expect((boxes.firstIndex(of: "moov") ?? .max) < (boxes.firstIndex(of: "mdat") ?? -1), "\(boxes)")
         let status = try run(cluster, ["jobs", folder.path])
         #expect(status.status == 0 && status.standardOutput.contains("done"), "\(status.standardOutput)\(status.standardError)")
         // Every chunk ran as a task of the array, on the node.

@@ -47,29 +47,20 @@ import Testing
             .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
     }
 
-    /// Each frame's PSNR (the average over the planes) of `b` against `a`, by ffmpeg's psnr filter.
-    private func psnr(_ a: URL, _ b: URL) throws -> [Double] {
-        let log = directory.appendingPathComponent("psnr-\(UUID().uuidString.prefix(6)).log")
-        try ProcessRunner.ffmpeg(["-i", a.path, "-i", b.path, "-lavfi", "[0:v][1:v]psnr=stats_file=\(log.path)", "-f", "null", "-"])
-        return try String(contentsOf: log, encoding: .utf8).split(separator: "\n").compactMap { line in
-            guard let field = line.split(separator: " ").first(where: { $0.hasPrefix("psnr_avg:") }) else { return nil }
-            let value = field.dropFirst("psnr_avg:".count)
-            return value == "inf" ? Double.infinity : Double(value)
-        }
-    }
-
     private func ffprobe(_ arguments: [String]) throws -> String {
         try ProcessRunner.run("ffprobe", ["-v", "error"] + arguments).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The copied and rendered frame ranges `--explain` printed: (action, first frame, last frame).
     private func explained(_ text: String) -> [(String, Int, Int)] {
+        // "  copy        0.000 -     1.033 s  frames      0-    30  a.mp4 from 0.000 s"
         text.split(separator: "\n").compactMap { line in
-            let words = line.split(separator: " ")
-            guard let action = words.first, ["copy", "render"].contains(action),
-                  let index = words.firstIndex(of: "frames"), index + 1 < words.count else { return nil }
-            let bounds = words[index + 1].split(separator: "-").compactMap { Int($0) }
-            return bounds.count == 2 ? (String(action), bounds[0], bounds[1]) : nil
+            guard let action = line.split(separator: " ").first, ["copy", "render"].contains(action),
+                  let at = line.range(of: "frames") else { return nil }
+            let parts = line[at.upperBound...].split(separator: "-", maxSplits: 1)
+            guard parts.count == 2, let first = Int(parts[0].trimmingCharacters(in: .whitespaces)),
+                  let last = parts[1].split(separator: " ").first.flatMap({ Int($0) }) else { return nil }
+            return (String(action), first, last)
         }
     }
 
@@ -143,7 +134,7 @@ import Testing
         identical = zip(x, y).filter { $0 == $1 }.count
         print("smart chunks: \(copied) of 300 frames copied (\(300 - copied) re-encoded, \(String(format: "%.1f", Double(300 - copied) / 3))%); \(identical) of 300 decode identical to the single smart render's")
         #expect(copied > 150)
-        let worst = try psnr(single, chunked).min() ?? 0
+        let worst = try FramePSNR.values(single, chunked, in: directory).min() ?? 0
         print(String(format: "smart chunks: worst frame %.2f dB against the single smart render", worst))
         #expect(worst >= 40)
         let numbers = try frameNumbers(single), chunkNumbers = try frameNumbers(chunked)
