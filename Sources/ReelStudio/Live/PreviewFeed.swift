@@ -8,8 +8,7 @@ import ReelHTTP
 /// up the camera or the other viewers. Each picture's MJPEG part is made once, here, and
 /// shared by every viewer's stream (`Data` is copied on write, and nothing writes it):
 /// 50 viewers at 30 fps made fifty 50–100 KB copies a frame before, 100 MB a second of
-/// allocations on as many threads, which glibc's per-thread arenas kept
-/// (`docs/studio-memory.md`).
+/// allocations on as many threads (`docs/studio-memory.md` has what that did to memory).
 final class PreviewFeed: @unchecked Sendable {
     struct Frame: Sendable {
         var jpeg: Data
