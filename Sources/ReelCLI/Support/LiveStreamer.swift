@@ -27,6 +27,8 @@ final class LiveStreamer: @unchecked Sendable {
     }
 
     let url: URL
+    /// FFmpeg's muxer for the protocol: `flv` for RTMP, `mpegts` for SRT.
+    private let formatName: String
     private let withAudio: Bool
     private let frameRate: Double
     private let report: @Sendable (String) -> Void
@@ -41,6 +43,7 @@ final class LiveStreamer: @unchecked Sendable {
     ///   - report: Told of each connection, loss and reconnection (one line each).
     init(url: URL, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
         self.url = url
+        formatName = url.scheme?.lowercased() == "srt" ? "mpegts" : "flv"
         self.withAudio = withAudio
         self.frameRate = frameRate
         self.report = report
@@ -56,6 +59,21 @@ final class LiveStreamer: @unchecked Sendable {
         else {
             throw UsageError("--rtmp takes rtmp://HOST[:PORT]/APP/STREAM, not '\(text)'", command: command)
         }
+        return url
+    }
+
+    /// Checks a URL given to `--srt`: `srt://HOST:PORT`, sent in 1316-byte packets (seven
+    /// MPEG-TS packets, what SRT receivers expect) unless it says otherwise.
+    static func checkSRT(_ text: String, command: String) throws(UsageError) -> URL {
+        guard var parts = URLComponents(string: text), parts.scheme?.lowercased() == "srt", let host = parts.host, !host.isEmpty,
+            let port = parts.port, (1...65_535).contains(port)
+        else {
+            throw UsageError("--srt takes srt://HOST:PORT[?OPTIONS], not '\(text)'", command: command)
+        }
+        if !(parts.queryItems ?? []).contains(where: { $0.name == "pkt_size" }) {
+            parts.queryItems = (parts.queryItems ?? []) + [URLQueryItem(name: "pkt_size", value: "1316")]
+        }
+        guard let url = parts.url else { throw UsageError("--srt takes srt://HOST:PORT, not '\(text)'", command: command) }
         return url
     }
 
@@ -114,7 +132,7 @@ final class LiveStreamer: @unchecked Sendable {
     }
 
     private func connect(width: Int, height: Int, start: MediaTime) {
-        let writer = AssetWriter(streamingTo: url, formatName: "flv")
+        let writer = AssetWriter(streamingTo: url, formatName: formatName)
         let interval = max(1, Int(min(600, (frameRate * 2).rounded())))
         let video = AssetWriterInput(
             mediaType: .video,
