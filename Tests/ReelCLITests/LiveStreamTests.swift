@@ -207,11 +207,77 @@ import Testing
         print("srt: reconnected \(delay) s after the receiver's restart; \(line)")
     }
 
+    @Test func liveHLSPlaylistGrowsWhileRecordingAndEnds() throws {
+        let folder = directory.appendingPathComponent("live-hls")
+        let playlist = folder.appendingPathComponent("playlist.m3u8")
+        let local = directory.appendingPathComponent("local-hls.mp4")
+        let recording = DispatchGroup()
+        nonisolated(unsafe) var result: ProcessResult?
+        DispatchQueue.global().async(group: recording) {
+            result = try? ProcessRunner.reel(
+                [
+                    "record", "-o", local.path, "--max-duration", "10", "--preset", "640x480",
+                    "--hls", folder.path,
+                ], timeout: 90)
+        }
+        // While recording: an EVENT playlist without an end, growing.
+        var seen: [Int] = []
+        while recording.wait(timeout: .now() + 0.2) == .timedOut {
+            guard let text = try? String(contentsOf: playlist, encoding: .utf8) else { continue }
+            #expect(text.contains("#EXT-X-PLAYLIST-TYPE:EVENT"))
+            if !text.contains("#EXT-X-ENDLIST") {
+                let count = text.components(separatedBy: "#EXTINF:").count - 1
+                if seen.last != count { seen.append(count) }
+            }
+        }
+        let recorded = try #require(result)
+        #expect(recorded.status == 0, "\(recorded.standardError)")
+        #expect(seen.count >= 2 && seen == seen.sorted(), "segment counts seen while recording: \(seen)")
+        let text = try String(contentsOf: playlist, encoding: .utf8)
+        #expect(text.hasSuffix("#EXT-X-ENDLIST\n"))
+        // Every segment starts on a keyframe and the segments hold every frame the log says.
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".m4s") }.sorted()
+        #expect(names.count == text.components(separatedBy: "#EXTINF:").count - 1)
+        let initial = try Data(contentsOf: folder.appendingPathComponent("init.mp4"))
+        var whole = initial
+        for name in names {
+            let segment = try Data(contentsOf: folder.appendingPathComponent(name))
+            whole.append(segment)
+            let part = directory.appendingPathComponent("live-\(name).mp4")
+            try (initial + segment).write(to: part)
+            let first = try ProcessRunner.run(
+                "/usr/bin/ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries",
+                    "packet=flags", "-of", "csv=p=0", part.path,
+                ])
+            #expect(first.standardOutput.hasPrefix("K"), "\(name) starts on a keyframe")
+        }
+        let joined = directory.appendingPathComponent("live-whole.mp4")
+        try whole.write(to: joined)
+        let line = try #require(recorded.standardError.split(separator: "\n").first { $0.contains("frames to \(playlist.path)") })
+        let words = line.split(separator: " ")
+        let frames = try #require(words.firstIndex(of: "frames").flatMap { Int(words[$0 - 1]) })
+        #expect(try FFprobe.countFrames(joined) == frames, "\(line)")
+        #expect(try FFprobe.probe(joined).streams(ofType: "audio").count == 1)
+        print("live hls: \(seen) \(line)")
+    }
+
     @Test func badRTMPAddressIsOneLine() throws {
         let cases = [
             ("--rtmp", "http://127.0.0.1/live/x"), ("--rtmp", "rtmp://"), ("--rtmp", "rtmp://127.0.0.1/onlyapp"),
             ("--srt", "srt://127.0.0.1"), ("--srt", "udp://127.0.0.1:9000"), ("--srt", "srt://127.0.0.1:99999"),
         ]
+        let full = directory.appendingPathComponent("full")
+        try FileManager.default.createDirectory(at: full, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: full.appendingPathComponent("mine.txt"))
+        let refused = try ProcessRunner.reel([
+            "record", "-o", directory.appendingPathComponent("x.mp4").path, "--max-duration", "1", "--hls", full.path,
+        ])
+        #expect(
+            refused.status != 0 && refused.standardError.split(separator: "\n").count == 1
+                && refused.standardError.contains("not empty"), "\(refused.standardError)")
+        try FileManager.default.removeItem(at: full)
         for (option, address) in cases {
             let result = try ProcessRunner.reel([
                 "record", "-o", directory.appendingPathComponent("x.mp4").path, "--max-duration", "1", option, address,

@@ -29,6 +29,8 @@ struct RecordCommand: Command {
             .value("rtmp", "URL", help: "Also stream live to rtmp://HOST[:PORT]/APP/STREAM; a lost connection reconnects "
                 + "(0.25-2 s back-off) and never stops the recording."),
             .value("srt", "URL", help: "Also stream live to srt://HOST:PORT (MPEG-TS), reconnecting as --rtmp does."),
+            .value("hls", "DIR", help: "Also write a live HLS playlist (DIR/playlist.m3u8, 2 s fMP4 segments) that grows "
+                + "while recording; DIR must be new or empty."),
         ],
         discussion: "Ctrl-C or SIGTERM stops and finishes the file. Until then it is NAME.partial.EXT, playable up to the last second.")
 
@@ -62,11 +64,24 @@ struct RecordCommand: Command {
         var addresses: [URL] = []
         if let text = arguments.value("rtmp") { addresses.append(try LiveStreamer.check(text, command: spec.name)) }
         if let text = arguments.value("srt") { addresses.append(try LiveStreamer.checkSRT(text, command: spec.name)) }
-        if !addresses.isEmpty {
-            let withAudio = arguments.value("mic") != "none"
-            let live = addresses.map { url in
-                LiveStreamer(url: url, withAudio: withAudio, frameRate: session.frameRate) { line in console.printError(line) }
+        var live: [LiveStreamer] = []
+        let withAudio = arguments.value("mic") != "none"
+        if let text = arguments.value("hls") {
+            let folder = URL(fileURLWithPath: text).standardizedFileURL
+            try AdaptivePackage.checkDestination(folder)
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+            } catch let error as CocoaError where error.code == .fileWriteFileExists {
+                // An empty folder, as checked.
             }
+            live.append(LiveStreamer(folder: try SegmentFolderWriter(folder: folder, live: true), withAudio: withAudio,
+                                     frameRate: session.frameRate) { line in console.printError(line) })
+        }
+        live += addresses.map { url in
+            LiveStreamer(url: url, withAudio: withAudio, frameRate: session.frameRate) { line in console.printError(line) }
+        }
+        if !live.isEmpty {
+            let live = live
             let pictures = VideoDataOutput()
             pictures.setSampleBufferHandler(queue: DispatchQueue(label: "reel.record.stream-video")) { sample in
                 for streamer in live { streamer.appendVideo(sample) }
@@ -115,6 +130,10 @@ struct RecordCommand: Command {
         for streamer in streamers {
             streamer.stop()
             let (connections, frames) = streamer.statistics
+            if let folder = streamer.folder {
+                console.printError("wrote \(frames) frames to \(streamer.url.path) in \(folder.segments.count) segments")
+                continue
+            }
             console.printError("streamed \(frames) frames to \(streamer.url.absoluteString) over \(connections) connection\(connections == 1 ? "" : "s")")
         }
         SignalHandling.onInterrupt(nil)
