@@ -18,7 +18,7 @@ DEBIAN_PACKAGES := pkg-config \
 	chromium chromium-driver python3-selenium bc fontconfig fonts-dejavu-core fonts-wqy-microhei \
 	pulseaudio pulseaudio-utils xvfb x11-utils x11-xserver-utils xdotool libimage-exiftool-perl \
 	slurmctld slurmd slurm-client munge dbus-daemon libglib2.0-bin python3-dbusmock \
-	nginx-light libnginx-mod-rtmp
+	nginx-light libnginx-mod-rtmp srt-tools
 
 .PHONY: deps build debug test demo bench clean format lint docs fuzz sanitize soak
 

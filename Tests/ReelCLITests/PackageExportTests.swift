@@ -170,6 +170,31 @@ import Testing
         #expect(try leftovers(in: directory).isEmpty, "the rendered spec is removed")
     }
 
+    /// Ctrl-C in the middle of a package: the hidden folder goes, nothing is left.
+    @Test func interruptedPackageLeavesNothing() throws {
+        let input = directory.appendingPathComponent("long.mp4")
+        try ProcessRunner.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=30", "-c:v", "libx264", "-preset", "ultrafast",
+            "-pix_fmt", "yuv420p", input.path,
+        ])
+        let package = directory.appendingPathComponent("interrupted")
+        let process = Process()
+        process.executableURL = Paths.reelBinary
+        process.arguments = ["export", input.path, "--hls", package.path, "--ladder", "720,480"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Interrupted once the hidden folder exists (the encoding is under way).
+        let deadline = Date().addingTimeInterval(30)
+        while try leftovers(in: directory).isEmpty, process.isRunning, Date() < deadline { usleep(50_000) }
+        usleep(500_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(!FileManager.default.fileExists(atPath: package.path))
+        #expect(try leftovers(in: directory).isEmpty)
+    }
+
     @Test func badInputGetsOneLineAndLeavesNothing() throws {
         let input = try source()
         let full = directory.appendingPathComponent("full")

@@ -28,6 +28,9 @@ struct RecordCommand: Command {
             .flag("stats", help: "Print the pipeline's time per frame, the drops and the CPU used, as JSON."),
             .value("rtmp", "URL", help: "Also stream live to rtmp://HOST[:PORT]/APP/STREAM; a lost connection reconnects "
                 + "(0.25-2 s back-off) and never stops the recording."),
+            .value("srt", "URL", help: "Also stream live to srt://HOST:PORT (MPEG-TS), reconnecting as --rtmp does."),
+            .value("hls", "DIR", help: "Also write a live HLS playlist (DIR/playlist.m3u8, 2 s fMP4 segments) that grows "
+                + "while recording; DIR must be new or empty."),
         ],
         discussion: "Ctrl-C or SIGTERM stops and finishes the file. Until then it is NAME.partial.EXT, playable up to the last second.")
 
@@ -57,21 +60,41 @@ struct RecordCommand: Command {
         }
         try session.add(movie)
         try ConnectionOptions.apply(arguments, to: movie.connection(with: .video), command: spec.name, console: console)
-        var streamer: LiveStreamer?
-        if let text = arguments.value("rtmp") {
-            let url = try LiveStreamer.check(text, command: spec.name)
-            let live = LiveStreamer(url: url, withAudio: arguments.value("mic") != "none", frameRate: session.frameRate) { line in
-                console.printError(line)
+        var streamers: [LiveStreamer] = []
+        var addresses: [URL] = []
+        if let text = arguments.value("rtmp") { addresses.append(try LiveStreamer.check(text, command: spec.name)) }
+        if let text = arguments.value("srt") { addresses.append(try LiveStreamer.checkSRT(text, command: spec.name)) }
+        var live: [LiveStreamer] = []
+        let withAudio = arguments.value("mic") != "none"
+        if let text = arguments.value("hls") {
+            let folder = URL(fileURLWithPath: text).standardizedFileURL
+            try AdaptivePackage.checkDestination(folder)
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+            } catch let error as CocoaError where error.code == .fileWriteFileExists {
+                // An empty folder, as checked.
             }
+            live.append(LiveStreamer(folder: try SegmentFolderWriter(folder: folder, live: true), withAudio: withAudio,
+                                     frameRate: session.frameRate) { line in console.printError(line) })
+        }
+        live += addresses.map { url in
+            LiveStreamer(url: url, withAudio: withAudio, frameRate: session.frameRate) { line in console.printError(line) }
+        }
+        if !live.isEmpty {
+            let live = live
             let pictures = VideoDataOutput()
-            pictures.setSampleBufferHandler(queue: DispatchQueue(label: "reel.record.stream-video")) { live.appendVideo($0) }
+            pictures.setSampleBufferHandler(queue: DispatchQueue(label: "reel.record.stream-video")) { sample in
+                for streamer in live { streamer.appendVideo(sample) }
+            }
             try session.add(pictures)
-            if arguments.value("mic") != "none" {
+            if withAudio {
                 let sound = AudioDataOutput()
-                sound.setSampleBufferHandler(queue: DispatchQueue(label: "reel.record.stream-audio")) { live.appendAudio($0) }
+                sound.setSampleBufferHandler(queue: DispatchQueue(label: "reel.record.stream-audio")) { sample in
+                    for streamer in live { streamer.appendAudio(sample) }
+                }
                 try session.add(sound)
             }
-            streamer = live
+            streamers = live
         }
         let done = AsyncStream<ReelError?>.makeStream()
         let started = Date()
@@ -104,9 +127,13 @@ struct RecordCommand: Command {
         for await error in done.stream { failure = error }
         status.cancel()
         session.stopRunning()
-        if let streamer {
+        for streamer in streamers {
             streamer.stop()
             let (connections, frames) = streamer.statistics
+            if let folder = streamer.folder {
+                console.printError("wrote \(frames) frames to \(streamer.url.path) in \(folder.segments.count) segments")
+                continue
+            }
             console.printError("streamed \(frames) frames to \(streamer.url.absoluteString) over \(connections) connection\(connections == 1 ? "" : "s")")
         }
         SignalHandling.onInterrupt(nil)

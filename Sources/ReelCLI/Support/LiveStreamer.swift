@@ -27,6 +27,10 @@ final class LiveStreamer: @unchecked Sendable {
     }
 
     let url: URL
+    /// FFmpeg's muxer for the protocol: `flv` for RTMP, `mpegts` for SRT.
+    private let formatName: String
+    /// For `--hls DIR`: the folder the live playlist and its segments go to (no reconnecting).
+    let folder: SegmentFolderWriter?
     private let withAudio: Bool
     private let frameRate: Double
     private let report: @Sendable (String) -> Void
@@ -41,6 +45,24 @@ final class LiveStreamer: @unchecked Sendable {
     ///   - report: Told of each connection, loss and reconnection (one line each).
     init(url: URL, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
         self.url = url
+        folder = nil
+        formatName = url.scheme?.lowercased() == "srt" ? "mpegts" : "flv"
+        self.withAudio = withAudio
+        self.frameRate = frameRate
+        self.report = report
+    }
+
+    /// A live HLS recording into `folder` (an `EVENT` playlist growing a segment at a time,
+    /// ended when the recording is), made by a segmented ``AssetWriter``.
+    /// - Parameters:
+    ///   - folder: Where the playlist and segments go.
+    ///   - withAudio: Whether sound is in the segments too.
+    ///   - frameRate: The capture's rate.
+    ///   - report: Told of a failure.
+    init(folder: SegmentFolderWriter, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
+        url = folder.folder.appendingPathComponent("playlist.m3u8")
+        self.folder = folder
+        formatName = "mp4"
         self.withAudio = withAudio
         self.frameRate = frameRate
         self.report = report
@@ -56,6 +78,21 @@ final class LiveStreamer: @unchecked Sendable {
         else {
             throw UsageError("--rtmp takes rtmp://HOST[:PORT]/APP/STREAM, not '\(text)'", command: command)
         }
+        return url
+    }
+
+    /// Checks a URL given to `--srt`: `srt://HOST:PORT`, sent in 1316-byte packets (seven
+    /// MPEG-TS packets, what SRT receivers expect) unless it says otherwise.
+    static func checkSRT(_ text: String, command: String) throws(UsageError) -> URL {
+        guard var parts = URLComponents(string: text), parts.scheme?.lowercased() == "srt", let host = parts.host, !host.isEmpty,
+            let port = parts.port, (1...65_535).contains(port)
+        else {
+            throw UsageError("--srt takes srt://HOST:PORT[?OPTIONS], not '\(text)'", command: command)
+        }
+        if !(parts.queryItems ?? []).contains(where: { $0.name == "pkt_size" }) {
+            parts.queryItems = (parts.queryItems ?? []) + [URLQueryItem(name: "pkt_size", value: "1316")]
+        }
+        guard let url = parts.url else { throw UsageError("--srt takes srt://HOST:PORT, not '\(text)'", command: command) }
         return url
     }
 
@@ -109,12 +146,32 @@ final class LiveStreamer: @unchecked Sendable {
         connecting.sync {}
         // A connection being made meanwhile finds the state stopped and closes its writer itself.
         if case .streaming(let link) = previous {
-            try? link.writer.finishSynchronously()
+            do {
+                try link.writer.finishSynchronously()
+                try folder?.finish()
+            } catch {
+                report("\(url.path): \(error.message)")
+            }
         }
     }
 
     private func connect(width: Int, height: Int, start: MediaTime) {
-        let writer = AssetWriter(streamingTo: url, formatName: "flv")
+        let writer: AssetWriter
+        if let folder {
+            do {
+                writer = try AssetWriter(fileType: .mp4)
+            } catch {
+                report("cannot write \(url.path): \(error.message)")
+                state.withLock { $0 = .stopped }
+                return
+            }
+            writer.outputFileTypeProfile = .mpeg4AppleHLS
+            writer.preferredOutputSegmentInterval = MediaTime(value: 2, timescale: 1)
+            writer.initialSegmentStartTime = .zero
+            writer.delegate = folder
+        } else {
+            writer = AssetWriter(streamingTo: url, formatName: formatName)
+        }
         let interval = max(1, Int(min(600, (frameRate * 2).rounded())))
         let video = AssetWriterInput(
             mediaType: .video,
@@ -140,6 +197,11 @@ final class LiveStreamer: @unchecked Sendable {
                 return 0
             }
             guard attempt != nil else { return }
+            if folder != nil {
+                state.withLock { $0 = .stopped }
+                report("cannot write \(url.path): \(error.message)")
+                return
+            }
             retry(after: error.message)
             return
         }
@@ -156,7 +218,11 @@ final class LiveStreamer: @unchecked Sendable {
             counts.connections += 1
             return counts.connections
         }
-        report(number == 1 ? "streaming to \(url.absoluteString)" : "reconnected to \(url.absoluteString)")
+        if folder != nil {
+            report("writing live HLS to \(url.path)")
+        } else {
+            report(number == 1 ? "streaming to \(url.absoluteString)" : "reconnected to \(url.absoluteString)")
+        }
     }
 
     /// A failed connection attempt: the next waits twice as long as this one (0.25 s … 2 s).
@@ -173,12 +239,18 @@ final class LiveStreamer: @unchecked Sendable {
     /// A connection that broke: its writer is cancelled off the capture queue and the next
     /// frame connects again.
     private func lose(_ link: Link, because reason: String) {
+        let live = folder != nil
         let dropped = state.withLock { state -> Bool in
             guard case .streaming(let current) = state, current.writer === link.writer else { return false }
-            state = .idle(retryAt: Date().addingTimeInterval(0.25), attempt: 0)
+            state = live ? .stopped : .idle(retryAt: Date().addingTimeInterval(0.25), attempt: 0)
             return true
         }
         guard dropped else { return }
+        if live {
+            connecting.async { link.writer.cancelWriting() }
+            report("stopped writing \(url.path): \(reason) (the local recording goes on)")
+            return
+        }
         connecting.async { [self] in
             attempts = 0
             link.writer.cancelWriting()

@@ -33,10 +33,18 @@ public final class SegmentFolderWriter: AssetWriterDelegate, @unchecked Sendable
     public let folder: URL
     private let state = PosixMutex(State())
 
+    /// Whether the playlist is rewritten after every segment, as a live (`EVENT`) playlist
+    /// that grows until ``finish()`` ends it.
+    public let isLive: Bool
+
     /// A writer into `folder`, which must exist.
-    /// - Parameter folder: An existing folder.
+    /// - Parameters:
+    ///   - folder: An existing folder.
+    ///   - live: Rewrite `playlist.m3u8` (an `EVENT` playlist, replaced atomically) after
+    ///     every segment, so that players can follow a recording while it goes on.
     /// - Throws: ``ReelError`` `.fileNotFound` when the folder does not exist.
-    public init(folder: URL) throws(ReelError) {
+    public init(folder: URL, live: Bool = false) throws(ReelError) {
+        isLive = live
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
             throw ReelError(.fileNotFound, "the folder does not exist", subject: folder.path)
@@ -80,6 +88,9 @@ public final class SegmentFolderWriter: AssetWriterDelegate, @unchecked Sendable
         guard state.withLock({ $0.error == nil }) else { return }
         do {
             try segmentData.write(to: folder.appendingPathComponent(name))
+            if isLive, segmentType == .separable {
+                try Data(playlist(ended: false).utf8).write(to: folder.appendingPathComponent("playlist.m3u8"), options: .atomic)
+            }
         } catch {
             let failure = ReelError(.io, "cannot write \(name): \(error.localizedDescription)", subject: folder.path)
             state.withLock { if $0.error == nil { $0.error = failure } }
@@ -136,25 +147,27 @@ public final class SegmentFolderWriter: AssetWriterDelegate, @unchecked Sendable
         return max(1, Int(min(86_400, longest.rounded(.up))))
     }
 
-    /// An HLS media playlist (version 7: fMP4 segments) over the segments, for video on
-    /// demand (`EXT-X-ENDLIST`).
-    public func mediaPlaylist() -> String {
+    /// An HLS media playlist (version 7: fMP4 segments) over the segments, complete
+    /// (`EXT-X-ENDLIST`): for video on demand, or a live recording's once it ended.
+    public func mediaPlaylist() -> String { playlist(ended: true) }
+
+    func playlist(ended: Bool) -> String {
         var lines = [
             "#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(targetDuration)",
-            "#EXT-X-MEDIA-SEQUENCE:1", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS",
+            "#EXT-X-MEDIA-SEQUENCE:1", "#EXT-X-PLAYLIST-TYPE:\(isLive ? "EVENT" : "VOD")", "#EXT-X-INDEPENDENT-SEGMENTS",
             "#EXT-X-MAP:URI=\"init.mp4\"",
         ]
         for segment in segments {
             lines.append("#EXTINF:\(String(format: "%.6f", segment.duration.seconds)),")
             lines.append(segment.name)
         }
-        lines.append("#EXT-X-ENDLIST")
+        if ended { lines.append("#EXT-X-ENDLIST") }
         return lines.joined(separator: "\n") + "\n"
     }
 
     static func write(_ text: String, to url: URL) throws(ReelError) {
         do {
-            try Data(text.utf8).write(to: url)
+            try Data(text.utf8).write(to: url, options: .atomic)
         } catch {
             throw ReelError(.io, "cannot write: \(error.localizedDescription)", subject: url.path)
         }
