@@ -106,6 +106,13 @@ struct ComposeCommand: Command {
             }
         }
         defer { withExtendedLifetime(reversal) {} }
+        // Loudness: the mix measured (first pass), then one gain on every track (second).
+        if let target = description.audio?.loudness {
+            if let result = try built.normalizeLoudness(to: target) {
+                console.print(String(format: "loudness: measured %.1f LUFS, gain %+.1f dB%@", result.measured, result.gain,
+                                     result.peakLimited ? " (held back by the peak: the output is quieter than \(target) LUFS)" : ""))
+            }
+        }
         let session = ExportSession(composition: built.composition, preset: preset)
         session.outputURL = movie ?? url
         session.outputFileType = type

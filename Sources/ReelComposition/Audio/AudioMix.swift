@@ -56,6 +56,15 @@ public struct AudioMixInputParameters: Sendable {
         value(of: ramps, at: time, initial: 1) { a, b, f in a + (b - a) * f }
     }
 
+    /// Every volume set multiplied by `gain` (a loudness normalisation's second pass).
+    mutating func scaleVolumes(by gain: Double) {
+        if ramps.isEmpty { setVolume(1, at: .zero) }
+        ramps = ramps.map { Ramp(timeRange: $0.timeRange, start: $0.start * gain, end: $0.end * gain) }
+        if let first = ramps.first, first.timeRange.start > .zero {
+            ramps.insert(Ramp(timeRange: MediaTimeRange(start: .zero, duration: .zero), start: gain, end: gain), at: 0)
+        }
+    }
+
     private mutating func insert(_ ramp: Ramp<Double>) {
         ramps.removeAll { $0.timeRange.start == ramp.timeRange.start }
         let index = ramps.firstIndex { $0.timeRange.start > ramp.timeRange.start } ?? ramps.count

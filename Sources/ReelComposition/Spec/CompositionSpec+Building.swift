@@ -11,6 +11,30 @@ public struct BuiltComposition: Sendable {
     public var clipRanges: [MediaTimeRange]
 }
 
+extension BuiltComposition {
+    /// Normalises the mix's loudness (EBU R128) to `target` LUFS in two passes: the mix is
+    /// measured by FFmpeg's `ebur128` (``LoudnessMeter``), then every track's volume is
+    /// multiplied by one gain, held so that the sample peak stays at or below -1 dBFS (the
+    /// result is then quieter than the target, and says so).
+    /// - Parameter target: The integrated loudness wanted, in LUFS (-16 for streaming).
+    /// - Returns: The measured loudness, the gain applied (dB) and whether the peak held it
+    ///   back; nil when the mix is silent.
+    /// - Throws: ``ReelError`` when the sound cannot be read.
+    @discardableResult
+    public mutating func normalizeLoudness(to target: Double) throws(ReelError) -> (measured: Double, gain: Double, peakLimited: Bool)? {
+        guard let measured = try LoudnessMeter.measure(composition, mix: audioMix) else { return nil }
+        let wanted = target - measured.integrated
+        let gain = min(wanted, -1 - measured.peak)
+        let factor = pow(10, gain / 20)
+        for track in composition.tracks(withMediaType: .audio)
+        where !audioMix.inputParameters.contains(where: { $0.trackID == track.trackID }) {
+            audioMix.inputParameters.append(AudioMixInputParameters(trackID: track.trackID))
+        }
+        for index in audioMix.inputParameters.indices { audioMix.inputParameters[index].scaleVolumes(by: factor) }
+        return (measured.integrated, gain, gain < wanted - 1e-9)
+    }
+}
+
 extension CompositionSpec {
     /// Builds the composition, resolving files against `folder`. Every check happens here,
     /// before any rendering.

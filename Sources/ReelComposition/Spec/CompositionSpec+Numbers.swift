@@ -79,6 +79,7 @@ extension CompositionSpec {
         "clips[].kenBurns.easing.spring.stiffness": springStiffnessRule,
         "clips[].kenBurns.easing.spring.damping": springDampingRule,
         "clips[].kenBurns.easing.spring.initialVelocity": springVelocityRule,
+        "audio.loudness": NumberRule(range: -70 ... -5, words: "from -70 to -5 LUFS"),
         "audio.volume": NumberRule(range: 0...4, words: "from 0 to 4"),
         "audio.music.volume": NumberRule(range: 0...4, words: "from 0 to 4"),
         "audio.music.fadeIn": NumberRule(range: 0...600, words: "from 0 to 600 seconds"),

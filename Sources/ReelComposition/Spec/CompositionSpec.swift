@@ -148,6 +148,8 @@ public struct CompositionSpec: Codable, Sendable {
         /// The clips' own sound, 0 to 1 (default 1).
         public var volume: Double?
         public var music: Music?
+        /// The output's integrated loudness in LUFS (EBU R128), -70 to -5; as it is.
+        public var loudness: Double?
     }
 
     /// For a GIF, WebP or PNG-sequence output: palettes, dithering, loops.
@@ -194,7 +196,7 @@ public struct CompositionSpec: Codable, Sendable {
         "overlays[].animations[].easing[]": ["cubicBezier", "spring"],
         "overlays[].animations[].easing.spring": ["mass", "stiffness", "damping", "initialVelocity"],
         "overlays[].animations[].easing[].spring": ["mass", "stiffness", "damping", "initialVelocity"],
-        "audio": ["volume", "music"],
+        "audio": ["volume", "music", "loudness"],
         "audio.music": ["file", "volume", "fadeIn", "fadeOut"],
     ]
 }
