@@ -273,6 +273,25 @@ import Testing
         #expect(abs(measurement.audioEnd - measurement.videoEnd) <= 0.025)
     }
 
+    /// Spec v2: music ducked under the clips' sound and the loudness normalised, over two
+    /// clips joined by a dissolve: the gain changes move no click off its flash.
+    @Test func composeWithDuckingAndLoudness() throws {
+        let kind = FlashClick()
+        let source = try clip(kind)
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=300:sample_rate=48000:duration=8,volume=0.1", "-c:a", "aac",
+                                  directory.appendingPathComponent("bed.m4a").path])
+        let spec = directory.appendingPathComponent("duck.json")
+        try Data("""
+            {"clips": [{"file": "\(source.lastPathComponent)", "transition": {"type": "dissolve", "duration": 0.4}},
+                       {"file": "\(source.lastPathComponent)"}],
+             "audio": {"loudness": -23, "music": {"file": "bed.m4a", "duck": {"amount": 12, "threshold": -30}}}}
+            """.utf8).write(to: spec)
+        let out = directory.appendingPathComponent("duck.mp4")
+        let expected = merged(kind, count: 2, transition: 0.4)
+        try judge("compose ducking+loudness", ["compose", spec.path, "-o", out.path], output: out, events: expected.events,
+                  duration: expected.duration)
+    }
+
     // MARK: - segment merge
 
     @Test func segmentMerge() throws {

@@ -78,6 +78,17 @@ package final class AudioFilterGraph {
         try FFmpeg.check(library.sourceAddFrame(source, nil, 0), "av_buffersrc_add_frame_flags")
     }
 
+    /// What the graph has ready with the metadata filters attached to it (`ebur128`'s
+    /// `lavfi.r128.I`…), or nil when it needs more input (or is drained).
+    package func pullWithMetadata() throws(ReelError) -> (audio: AudioBuffer, metadata: [String: String])? {
+        output.reset()
+        let result = library.sinkGetFrame(sink, output.pointer)
+        if result == FFmpeg.again || result == FFmpeg.endOfFile { return nil }
+        try FFmpeg.check(result, "av_buffersink_get_frame")
+        guard let audio = try output.audioBuffer() else { return nil }
+        return (audio, Demuxer.dictionary(output.pointer.pointee.metadata))
+    }
+
     /// What the graph has ready, or nil when it needs more input (or is drained).
     package func pull() throws(ReelError) -> AudioBuffer? {
         output.reset()

@@ -106,6 +106,20 @@ struct ComposeCommand: Command {
             }
         }
         defer { withExtendedLifetime(reversal) {} }
+        // Ducking: the clips' sound measured, the music lowered under it (before loudness,
+        // which measures the final mix).
+        if let duck = description.audio?.music?.duck {
+            let regions = try built.duckMusic(by: duck.amount ?? 12, threshold: duck.threshold ?? -35, attack: duck.attack ?? 0.1,
+                                              release: duck.release ?? 0.5)
+            console.print("ducking: the music is lowered \(Format.seconds(regions.reduce(.zero) { $0 + $1.duration })) in \(regions.count) stretches")
+        }
+        // Loudness: the mix measured (first pass), then one gain on every track (second).
+        if let target = description.audio?.loudness {
+            if let result = try built.normalizeLoudness(to: target) {
+                console.print(String(format: "loudness: measured %.1f LUFS, gain %+.1f dB%@", result.measured, result.gain,
+                                     result.peakLimited ? " (held back by the peak: the output is quieter than \(target) LUFS)" : ""))
+            }
+        }
         let session = ExportSession(composition: built.composition, preset: preset)
         session.outputURL = movie ?? url
         session.outputFileType = type

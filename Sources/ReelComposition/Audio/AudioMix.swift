@@ -56,6 +56,40 @@ public struct AudioMixInputParameters: Sendable {
         value(of: ramps, at: time, initial: 1) { a, b, f in a + (b - a) * f }
     }
 
+    /// The volume curve multiplied by `factor(t)`, both taken as straight lines between
+    /// `times` and the ramps' own ends: ducking's second pass.
+    mutating func multiply(at times: [MediaTime], by factor: (MediaTime) -> Double) {
+        var points = Set(times)
+        for ramp in ramps {
+            points.insert(ramp.timeRange.start)
+            points.insert(ramp.timeRange.end)
+        }
+        let sorted = points.filter(\.isNumeric).sorted()
+        let values = sorted.map { volume(at: $0) * factor($0) }
+        var rebuilt: [Ramp<Double>] = [Ramp(timeRange: MediaTimeRange(start: .zero, duration: .zero),
+                                            start: volume(at: .zero) * factor(.zero), end: volume(at: .zero) * factor(.zero))]
+        for index in sorted.indices.dropLast() where sorted[index + 1] > sorted[index] {
+            rebuilt.append(Ramp(timeRange: MediaTimeRange(start: sorted[index], end: sorted[index + 1]),
+                                start: values[index], end: values[index + 1]))
+        }
+        ramps = rebuilt.sorted { $0.timeRange.start < $1.timeRange.start || ($0.timeRange.start == $1.timeRange.start && $0.timeRange.duration < $1.timeRange.duration) }
+        // A ramp starting where another does replaces it (the later, longer one is kept).
+        var unique: [Ramp<Double>] = []
+        for ramp in ramps {
+            if let last = unique.last, last.timeRange.start == ramp.timeRange.start { unique[unique.count - 1] = ramp } else { unique.append(ramp) }
+        }
+        ramps = unique
+    }
+
+    /// Every volume set multiplied by `gain` (a loudness normalisation's second pass).
+    mutating func scaleVolumes(by gain: Double) {
+        if ramps.isEmpty { setVolume(1, at: .zero) }
+        ramps = ramps.map { Ramp(timeRange: $0.timeRange, start: $0.start * gain, end: $0.end * gain) }
+        if let first = ramps.first, first.timeRange.start > .zero {
+            ramps.insert(Ramp(timeRange: MediaTimeRange(start: .zero, duration: .zero), start: gain, end: gain), at: 0)
+        }
+    }
+
     private mutating func insert(_ ramp: Ramp<Double>) {
         ramps.removeAll { $0.timeRange.start == ramp.timeRange.start }
         let index = ramps.firstIndex { $0.timeRange.start > ramp.timeRange.start } ?? ramps.count

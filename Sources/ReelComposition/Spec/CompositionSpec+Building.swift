@@ -9,6 +9,103 @@ public struct BuiltComposition: Sendable {
     public var audioMix: AudioMix
     public var preset: ExportPreset
     public var clipRanges: [MediaTimeRange]
+    /// The music bed's track (`audio.music`), if any.
+    public var musicTrackID: Int?
+}
+
+extension BuiltComposition {
+    /// Normalises the mix's loudness (EBU R128) to `target` LUFS in two passes: the mix is
+    /// measured by FFmpeg's `ebur128` (``LoudnessMeter``), then every track's volume is
+    /// multiplied by one gain, held so that the sample peak stays at or below -1 dBFS (the
+    /// result is then quieter than the target, and says so).
+    /// - Parameter target: The integrated loudness wanted, in LUFS (-16 for streaming).
+    /// - Returns: The measured loudness, the gain applied (dB) and whether the peak held it
+    ///   back; nil when the mix is silent.
+    /// - Throws: ``ReelError`` when the sound cannot be read.
+    @discardableResult
+    public mutating func normalizeLoudness(to target: Double) throws(ReelError) -> (measured: Double, gain: Double, peakLimited: Bool)? {
+        guard let measured = try LoudnessMeter.measure(composition, mix: audioMix) else { return nil }
+        let wanted = target - measured.integrated
+        let gain = min(wanted, -1 - measured.peak)
+        let factor = pow(10, gain / 20)
+        for track in composition.tracks(withMediaType: .audio)
+        where !audioMix.inputParameters.contains(where: { $0.trackID == track.trackID }) {
+            audioMix.inputParameters.append(AudioMixInputParameters(trackID: track.trackID))
+        }
+        for index in audioMix.inputParameters.indices { audioMix.inputParameters[index].scaleVolumes(by: factor) }
+        return (measured.integrated, gain, gain < wanted - 1e-9)
+    }
+}
+
+extension BuiltComposition {
+    /// Lowers the music bed while the clips' own sound plays (ducking, as a sidechain
+    /// compressor keyed by the clips would): the clips' mix, without the music, is measured
+    /// in 10 ms windows; where it is above `threshold` the music's volume is multiplied by
+    /// `amount` dB less, reached over `attack` before the sound starts (the whole mix is
+    /// known, so the duck can lead it) and let go over `release` after it ends. Gaps shorter
+    /// than attack and release together stay ducked, so the music does not pump.
+    /// - Parameters:
+    ///   - amount: How far the music goes down, in dB (above 0).
+    ///   - threshold: The clips' level (dBFS, RMS over 10 ms) that counts as sound.
+    ///   - attack: Seconds the music takes to go down.
+    ///   - release: Seconds it takes to come back.
+    /// - Returns: The stretches where the music is ducked (empty without music or sound).
+    /// - Throws: ``ReelError`` when the sound cannot be read.
+    @discardableResult
+    public mutating func duckMusic(by amount: Double, threshold: Double, attack: Double, release: Double) throws(ReelError)
+        -> [MediaTimeRange] {
+        guard let musicTrackID, let slot = audioMix.inputParameters.firstIndex(where: { $0.trackID == musicTrackID }),
+              composition.duration.isNumeric else { return [] }
+        var clipsOnly = audioMix
+        clipsOnly.inputParameters[slot] = AudioMixInputParameters(trackID: musicTrackID)
+        clipsOnly.inputParameters[slot].setVolume(0, at: .zero)
+        let renderer = AudioRenderer(composition: composition, mix: clipsOnly, channels: 1)
+        let rate = AudioRenderer.sampleRate, window = rate / 100
+        let total = composition.duration.multiplied(byRatio: Int64(rate), divisor: 1).convertScale(1).value
+        let limit = pow(10, threshold / 20)
+        var active: [(Int64, Int64)] = []
+        var position: Int64 = 0
+        while position < total {
+            let count = Int(min(Int64(window), total - position))
+            let samples = try renderer.render(startSample: position, count: count).floatSamples(channel: 0)
+            let power = samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(count, 1))
+            if power.squareRoot() > limit {
+                if let last = active.last, last.1 == position { active[active.count - 1].1 = position + Int64(count) } else {
+                    active.append((position, position + Int64(count)))
+                }
+            }
+            position += Int64(count)
+        }
+        let bridge = Int64((attack + release) * Double(rate))
+        var regions: [MediaTimeRange] = []
+        for (start, end) in active {
+            let range = MediaTimeRange(start: MediaTime(value: start, timescale: Int32(rate)), end: MediaTime(value: end, timescale: Int32(rate)))
+            if let last = regions.last, (range.start - last.end).seconds * Double(rate) <= Double(bridge) {
+                regions[regions.count - 1] = MediaTimeRange(start: last.start, end: range.end)
+            } else {
+                regions.append(range)
+            }
+        }
+        guard !regions.isEmpty else { return [] }
+        let ducked = pow(10, -amount / 20)
+        let attackTime = MediaTime(seconds: attack, preferredTimescale: Int32(rate)), releaseTime = MediaTime(seconds: release, preferredTimescale: Int32(rate))
+        var times: [MediaTime] = []
+        for region in regions {
+            times += [max(.zero, region.start - attackTime), region.start, region.end, region.end + releaseTime]
+        }
+        func factor(_ time: MediaTime) -> Double {
+            var value = 1.0
+            for region in regions {
+                let t = time.seconds, s = region.start.seconds, e = region.end.seconds
+                if t >= s - attack, t < s { value = min(value, attack > 0 ? 1 + (ducked - 1) * (t - (s - attack)) / attack : ducked) }
+                if t >= s, t <= e { value = min(value, ducked) }
+                if t > e, t < e + release { value = min(value, ducked + (1 - ducked) * (t - e) / release) }
+            }
+            return value
+        }
+        audioMix.inputParameters[slot].multiply(at: times, by: factor)
+        return regions
+    }
 }
 
 extension CompositionSpec {
@@ -135,11 +232,13 @@ extension CompositionSpec {
             }
             for index in mix.inputParameters.indices { mix.inputParameters[index].setVolume(volume, at: .zero) }
         }
+        var musicTrackID: Int?
         if let music = audio?.music {
             try Self.addMusic(music, to: composition, mix: &mix, resolve: url)
+            musicTrackID = mix.inputParameters.last?.trackID
         }
         return BuiltComposition(composition: composition, videoComposition: video, audioMix: mix, preset: presetValue,
-                                clipRanges: sequence.clipRanges)
+                                clipRanges: sequence.clipRanges, musicTrackID: musicTrackID)
     }
 
     /// The codecs of still picture files.

@@ -135,7 +135,20 @@ public struct CompositionSpec: Codable, Sendable {
         public var animations: [Animation]?
     }
 
+    /// How the music ducks under the clips' sound.
+    public struct Duck: Codable, Sendable {
+        /// dB the music goes down, above 0 and at most 60 (default 12).
+        public var amount: Double?
+        /// The clips' level that counts as sound, dBFS from -80 to 0 (default -35).
+        public var threshold: Double?
+        /// Seconds to go down, 0 to 5 (default 0.1); and to come back, 0 to 10 (default 0.5).
+        public var attack: Double?
+        public var release: Double?
+    }
+
     public struct Music: Codable, Sendable {
+        /// Lowered while the clips' own sound plays.
+        public var duck: Duck?
         public var file: String
         /// 0 to 1 (default 1).
         public var volume: Double?
@@ -148,6 +161,8 @@ public struct CompositionSpec: Codable, Sendable {
         /// The clips' own sound, 0 to 1 (default 1).
         public var volume: Double?
         public var music: Music?
+        /// The output's integrated loudness in LUFS (EBU R128), -70 to -5; as it is.
+        public var loudness: Double?
     }
 
     /// For a GIF, WebP or PNG-sequence output: palettes, dithering, loops.
@@ -194,7 +209,8 @@ public struct CompositionSpec: Codable, Sendable {
         "overlays[].animations[].easing[]": ["cubicBezier", "spring"],
         "overlays[].animations[].easing.spring": ["mass", "stiffness", "damping", "initialVelocity"],
         "overlays[].animations[].easing[].spring": ["mass", "stiffness", "damping", "initialVelocity"],
-        "audio": ["volume", "music"],
-        "audio.music": ["file", "volume", "fadeIn", "fadeOut"],
+        "audio": ["volume", "music", "loudness"],
+        "audio.music": ["file", "volume", "fadeIn", "fadeOut", "duck"],
+        "audio.music.duck": ["amount", "threshold", "attack", "release"],
     ]
 }

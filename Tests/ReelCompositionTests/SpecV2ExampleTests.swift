@@ -1,0 +1,56 @@
+import Foundation
+import ReelAsset
+import ReelComposition
+import ReelCore
+import ReelTestSupport
+import Testing
+
+/// `docs/examples/composition-v2.json`, which uses every spec v2 feature at once (easing of
+/// every kind, a still with EXIF orientation, `fit` and a Ken Burns move, a freeze, a
+/// reversed sped-up clip, loudness, GIF palettes per scene), rendered from generated media
+/// to a movie and a GIF; its contact sheet and timeline picture are kept beside them.
+@Suite struct SpecV2ExampleTests {
+    @Test func theExampleRendersWithEveryFeature() throws {
+        let directory = try Paths.temporaryDirectory("reel-spec-v2-example")
+        let spec = directory.appendingPathComponent("composition-v2.json")
+        try FileManager.default.copyItem(at: Paths.packageRoot.appendingPathComponent("docs/examples/composition-v2.json"), to: spec)
+        for (name, seconds, tone) in [("arrival.mp4", 4, 440), ("departure.mp4", 2, 660)] {
+            try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=\(seconds)",
+                                      "-f", "lavfi", "-i", "sine=frequency=\(tone):sample_rate=48000:duration=\(seconds)",
+                                      "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-shortest",
+                                      directory.appendingPathComponent(name).path])
+        }
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "anoisesrc=color=brown:amplitude=0.2:duration=10:sample_rate=48000",
+                                  "-c:a", "aac", directory.appendingPathComponent("music.m4a").path])
+        // A portrait photo stored on its side (EXIF orientation 6).
+        let photo = try PixelBuffer(width: 320, height: 180, pixelFormat: .rgba)
+        photo.fillRect(x: 0, y: 0, width: 320, height: 180, rgba: (30, 60, 200, 255))
+        photo.fillRect(x: 0, y: 0, width: 160, height: 180, rgba: (240, 200, 40, 255))
+        try ImageFile.data(photo, format: .jpeg(quality: 2), metadata: ImageMetadata(orientation: .right))
+            .write(to: directory.appendingPathComponent("portrait.jpg"))
+
+        // 3 s + a 0.5 s freeze (13 frames: 0.52 s) + 2 s + 2 s at twice the speed + 2 s, less
+        // overlaps of 0.4 s and 0.8 s: 7.32 s, 183 frames.
+        let movie = directory.appendingPathComponent("example.mp4")
+        let result = try ProcessRunner.reel(["compose", spec.path, "-o", movie.path], timeout: 300)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("loudness: measured"), "\(result.standardOutput)")
+        let probe = try FFprobe.probe(movie)
+        #expect(abs((probe.streams(ofType: "video").first?.duration ?? 0) - 7.32) <= 0.001, "\(probe.streams)")
+        #expect(abs((probe.streams(ofType: "audio").first?.duration ?? 0) - 7.32) <= 0.03)
+        #expect(try FFprobe.countFrames(movie) == 183)
+
+        let gif = directory.appendingPathComponent("example.gif")
+        let animated = try ProcessRunner.reel(["compose", spec.path, "-o", gif.path], timeout: 300)
+        #expect(animated.status == 0, "\(animated.standardError)")
+        #expect(try FFprobe.countFrames(gif) == 183)
+
+        // Kept for a look: a contact sheet and the timeline picture.
+        let sheet = directory.appendingPathComponent("example-sheet.png")
+        try ProcessRunner.ffmpeg(["-i", movie.path, "-vf", "select=not(mod(n\\,12)),scale=160:90,tile=4x4", "-frames:v", "1", sheet.path])
+        let timeline = try ProcessRunner.reel(["timeline", spec.path, "-o", directory.appendingPathComponent("example-timeline.png").path,
+                                               "--width", "900"])
+        #expect(timeline.status == 0, "\(timeline.standardError)")
+        print("spec v2 example: \(movie.path), \(gif.path), \(sheet.path)")
+    }
+}
