@@ -10,7 +10,7 @@ import ReelCore
 final class SpecReversal {
     /// The spec with the reversed copies in place of the clips' files and ranges.
     let spec: CompositionSpec
-    private let copies: [URL]
+    private let copies: SpecClipCopies
 
     /// Reverses every clip that asks for it.
     /// - Parameters:
@@ -21,14 +21,11 @@ final class SpecReversal {
     ///   the copies made until then are removed.
     init(_ description: CompositionSpec, relativeTo folder: URL, subject: String) throws(ReelError) {
         var spec = description
-        var copies: [URL] = []
+        var copies = SpecClipCopies()
         do throws(ReelError) {
             for (index, clip) in description.clips.enumerated() where clip.reverse == true {
                 let input = clip.file.hasPrefix("/") ? URL(fileURLWithPath: clip.file) : folder.appendingPathComponent(clip.file)
-                let copy = FileManager.default.temporaryDirectory
-                    .appendingPathComponent("reel-reverse-\(UUID().uuidString.prefix(8))-\(index).mov")
-                InProgressFiles.add(copy)
-                copies.append(copy)
+                let copy = copies.make("reverse", clip: index)
                 do throws(ReelError) {
                     let asset = try Asset(url: input)
                     let pictureEnd = ClipSequence.Clip.pictureRange(of: asset)?.end ?? asset.duration
@@ -43,19 +40,12 @@ final class SpecReversal {
                 spec.clips[index].reverse = nil
             }
         } catch {
-            Self.remove(copies)
+            copies.removeAll()
             throw error
         }
         self.spec = spec
         self.copies = copies
     }
 
-    deinit { Self.remove(copies) }
-
-    private static func remove(_ copies: [URL]) {
-        for copy in copies {
-            try? FileManager.default.removeItem(at: copy)
-            InProgressFiles.remove(copy)
-        }
-    }
+    deinit { copies.removeAll() }
 }

@@ -10,7 +10,7 @@ import ReelCore
 final class SpecStabilization {
     /// The spec with the steadied copies in place of the clips' files.
     let spec: CompositionSpec
-    private let copies: [URL]
+    private let copies: SpecClipCopies
 
     /// Steadies every clip that asks for it; the same file with the same strength once.
     /// - Parameters:
@@ -23,7 +23,7 @@ final class SpecStabilization {
          json: Bool) async throws(ReelError) {
         var spec = description
         var made: [String: URL] = [:]
-        var copies: [URL] = []
+        var copies = SpecClipCopies()
         do throws(ReelError) {
             for (index, clip) in description.clips.enumerated() {
                 guard let strength = clip.stabilize else { continue }
@@ -32,10 +32,7 @@ final class SpecStabilization {
                 if let copy = made[key] {
                     spec.clips[index].file = copy.path
                 } else {
-                    let copy = FileManager.default.temporaryDirectory
-                        .appendingPathComponent("reel-stabilize-\(UUID().uuidString.prefix(8))-\(index).mov")
-                    InProgressFiles.add(copy)
-                    copies.append(copy)
+                    let copy = copies.make("stabilize", clip: index)
                     do throws(ReelError) {
                         // Nearly lossless, as it is encoded again by the composition.
                         let job = try MediaCopyJob(input: input, output: copy, fileType: .mov, quality: 12, preset: "veryfast")
@@ -52,19 +49,12 @@ final class SpecStabilization {
                 spec.clips[index].stabilize = nil
             }
         } catch {
-            Self.remove(copies)
+            copies.removeAll()
             throw error
         }
         self.spec = spec
         self.copies = copies
     }
 
-    deinit { Self.remove(copies) }
-
-    private static func remove(_ copies: [URL]) {
-        for copy in copies {
-            try? FileManager.default.removeItem(at: copy)
-            InProgressFiles.remove(copy)
-        }
-    }
+    deinit { copies.removeAll() }
 }
