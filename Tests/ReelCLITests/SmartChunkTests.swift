@@ -15,38 +15,6 @@ import Testing
         directory = try Paths.temporaryDirectory("reel-smart-chunks")
     }
 
-    /// 320x180 at 30 fps whose frame n shows n + `offset` in binary in its top half, with a
-    /// tone; x264 at `crf`, a keyframe every 30 frames exactly.
-    private func numbered(_ name: String, offset: Int, seconds: Double, crf: Int) throws -> URL {
-        let url = directory.appendingPathComponent(name)
-        let bits = "if(lt(Y\\,90)\\,if(bitand(N+\(offset)\\,pow(2\\,floor(X/40)))\\,235\\,16)\\,128)"
-        try ProcessRunner.ffmpeg([
-            "-f", "lavfi", "-i", "color=c=black:s=320x180:r=30:d=\(seconds),geq=lum='\(bits)':cb=128:cr=128",
-            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
-            "-c:v", "libx264", "-crf", "\(crf)", "-g", "30", "-x264-params", "scenecut=0", "-pix_fmt", "yuv420p",
-            "-c:a", "aac", "-shortest", url.path])
-        return url
-    }
-
-    /// The number each decoded frame of `url` shows.
-    private func frameNumbers(_ url: URL) throws -> [Int] {
-        let raw = directory.appendingPathComponent(url.lastPathComponent + ".gray")
-        try ProcessRunner.ffmpeg(["-i", url.path, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "gray", raw.path])
-        let data = try Data(contentsOf: raw)
-        let size = 320 * 180
-        return stride(from: 0, to: data.count - size + 1, by: size).map { start in
-            (0..<8).reduce(0) { value, bit in data[start + 45 * 320 + bit * 40 + 20] > 128 ? value | 1 << bit : value }
-        }
-    }
-
-    /// The MD5 of each decoded frame of `url` (`ffmpeg -f framemd5`), in order.
-    private func checksums(_ url: URL) throws -> [String] {
-        let result = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v", "-f", "framemd5", "-"])
-        guard result.status == 0 else { throw TestFailure("ffmpeg framemd5 \(url.path): \(result.standardError)") }
-        return result.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }
-            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
-    }
-
     private func ffprobe(_ arguments: [String]) throws -> String {
         try ProcessRunner.run("ffprobe", ["-v", "error"] + arguments).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -68,9 +36,9 @@ import Testing
     /// in the stream), 0.5 s dissolves, a title fading over the first clip; with `--jobs 2`
     /// in 4 chunks against one smart render.
     @Test func smartChunksJoinIntoTheSingleSmartRender() throws {
-        _ = try numbered("a.mp4", offset: 0, seconds: 4, crf: 23)
-        _ = try numbered("b.mp4", offset: 128, seconds: 3, crf: 30)
-        _ = try numbered("c.mp4", offset: 64, seconds: 4, crf: 23)
+        _ = try NumberedClips.make("a.mp4", in: directory, offset: 0, seconds: 4, crf: 23)
+        _ = try NumberedClips.make("b.mp4", in: directory, offset: 128, seconds: 3, crf: 30)
+        _ = try NumberedClips.make("c.mp4", in: directory, offset: 64, seconds: 4, crf: 23)
         let json = """
             { "preset": "highest", "frameRate": 30,
               "clips": [ { "file": "a.mp4", "transition": { "type": "dissolve", "duration": 0.5 } },
@@ -122,7 +90,7 @@ import Testing
 
         // The same frames: copied ones bit-identical, every one within 40 dB (rendered ones are
         // encoded again by the chunk, as the single render encodes them), the same numbers.
-        let x = try checksums(single), y = try checksums(chunked)
+        let x = try NumberedClips.checksums(single), y = try NumberedClips.checksums(chunked)
         #expect(x.count == 300 && y.count == 300)
         var copied = 0, identical = 0
         for (action, first, last) in ranges where action == "copy" {
@@ -137,7 +105,8 @@ import Testing
         let worst = try FramePSNR.values(single, chunked, in: directory).min() ?? 0
         print(String(format: "smart chunks: worst frame %.2f dB against the single smart render", worst))
         #expect(worst >= 40)
-        let numbers = try frameNumbers(single), chunkNumbers = try frameNumbers(chunked)
+        let numbers = try NumberedClips.frameNumbers(single, scratch: directory)
+        let chunkNumbers = try NumberedClips.frameNumbers(chunked, scratch: directory)
         let dissolves = ranges.filter { $0.0 == "render" }.flatMap { Array($0.1...$0.2) }
         let differing = numbers.indices.filter { !dissolves.contains($0) && numbers[$0] != chunkNumbers[$0] }
         #expect(differing.isEmpty, "frames showing another number than in the single render: \(differing.prefix(10))")

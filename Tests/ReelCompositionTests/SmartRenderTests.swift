@@ -18,39 +18,6 @@ import Testing
 
     // MARK: - Clips and measures
 
-    /// 320x180 at 30 fps whose frame n shows n + `offset` in binary in its top half (bit b
-    /// white or black in the 40-pixel column b), with a tone; x264 at `crf`, a keyframe every
-    /// `gop` frames exactly (no scene cuts).
-    private func numbered(_ name: String, offset: Int, seconds: Double = 3, crf: Int = 23, gop: Int = 30) throws -> URL {
-        let url = directory.appendingPathComponent(name)
-        let bits = "if(lt(Y\\,90)\\,if(bitand(N+\(offset)\\,pow(2\\,floor(X/40)))\\,235\\,16)\\,128)"
-        try ProcessRunner.ffmpeg([
-            "-f", "lavfi", "-i", "color=c=black:s=320x180:r=30:d=\(seconds),geq=lum='\(bits)':cb=128:cr=128",
-            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
-            "-c:v", "libx264", "-crf", "\(crf)", "-g", "\(gop)", "-x264-params", "scenecut=0", "-pix_fmt", "yuv420p",
-            "-c:a", "aac", "-shortest", url.path])
-        return url
-    }
-
-    /// The number each decoded frame of `url` shows.
-    private func frameNumbers(_ url: URL) throws -> [Int] {
-        let raw = directory.appendingPathComponent(url.lastPathComponent + ".gray")
-        try ProcessRunner.ffmpeg(["-i", url.path, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "gray", raw.path])
-        let data = try Data(contentsOf: raw)
-        let size = 320 * 180
-        return stride(from: 0, to: data.count - size + 1, by: size).map { start in
-            (0..<8).reduce(0) { value, bit in data[start + 45 * 320 + bit * 40 + 20] > 128 ? value | 1 << bit : value }
-        }
-    }
-
-    /// The MD5 of each decoded frame of `url` (`ffmpeg -f framemd5`), in order.
-    private func checksums(_ url: URL) throws -> [String] {
-        let result = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v", "-f", "framemd5", "-"])
-        guard result.status == 0 else { throw TestFailure("ffmpeg framemd5 \(url.path): \(result.standardError)") }
-        return result.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }
-            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
-    }
-
     /// What ffprobe says while decoding every frame: nothing, for a sound file.
     private func decodingErrors(_ url: URL) throws -> String {
         let result = try ProcessRunner.run("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames",
@@ -81,7 +48,7 @@ import Testing
     /// its next keyframe are rendered, the rest is copied; every frame outside the dissolve
     /// is the right one, in FFmpeg and in Chromium, and every copied frame is bit-identical.
     @Test func trimDissolveAndInBandParameterSetsSpliceFrameExactly() throws {
-        let a = try numbered("a.mp4", offset: 0), b = try numbered("b.mp4", offset: 128, crf: 30)
+        let a = try NumberedClips.make("a.mp4", in: directory, offset: 0), b = try NumberedClips.make("b.mp4", in: directory, offset: 128, crf: 30)
         let third = MediaTime(value: 1, timescale: 3)  // frame 10, not a keyframe (those are 0, 30, 60)
         let sequence = try ClipSequence(
             clips: [ClipSequence.Clip(asset: try Asset(url: a), range: MediaTimeRange(start: third, end: MediaTime(value: 3, timescale: 1))),
@@ -98,14 +65,14 @@ import Testing
         #expect(rendered[1].reason?.contains("transition") == true)
         #expect(plan.copiedFrames == 105)
 
-        let numbers = try frameNumbers(url)
+        let numbers = try NumberedClips.frameNumbers(url, scratch: directory)
         #expect(numbers.count == 155)
         func expected(_ frame: Int) -> Int { frame < 80 ? 10 + frame : 128 + 15 + (frame - 80) }
         let dissolve = 65..<80
         let wrong = numbers.indices.filter { !dissolve.contains($0) && numbers[$0] != expected($0) }
         #expect(wrong.isEmpty, "frames showing the wrong number: \(wrong.prefix(10))")
         // Copied frames decode to exactly the sources' frames.
-        let out = try checksums(url), sourceA = try checksums(a), sourceB = try checksums(b)
+        let out = try NumberedClips.checksums(url), sourceA = try NumberedClips.checksums(a), sourceB = try NumberedClips.checksums(b)
         for range in plan.ranges where range.action == .copy {
             for frame in range.firstFrame..<(range.firstFrame + range.frameCount) {
                 let source = frame < 80 ? sourceA[expected(frame)] : sourceB[expected(frame) - 128]
@@ -137,7 +104,7 @@ import Testing
     /// it starts and ends in; the copied frames are the source's, and the parameter sets match
     /// the source's (one `avc1` sample description).
     @Test func aTitleReencodesItsWindowAndGOPPaddingOnly() throws {
-        let clip = try numbered("long.mp4", offset: 0, seconds: 6, gop: 15)
+        let clip = try NumberedClips.make("long.mp4", in: directory, offset: 0, seconds: 6, gop: 15)
         let sequence = try ClipSequence(assets: [try Asset(url: clip)])
         var video = sequence.videoComposition
         let root = OverlayLayer(frame: Rect(origin: .zero, size: video.renderSize))
@@ -157,12 +124,12 @@ import Testing
         #expect(overlay.firstFrame == 63 && overlay.frameCount == 30)
         // At most the two GOPs the title starts and ends in besides the title itself.
         #expect(plan.renderedFrames >= 30 && plan.renderedFrames <= 30 + 2 * 15, "rendered \(plan.renderedFrames)")
-        let out = try checksums(url), source = try checksums(clip)
+        let out = try NumberedClips.checksums(url), source = try NumberedClips.checksums(clip)
         #expect(out.count == 180)
         for range in plan.ranges where range.action == .copy {
             for frame in range.firstFrame..<(range.firstFrame + range.frameCount) { #expect(out[frame] == source[frame]) }
         }
-        let numbers = try frameNumbers(url)
+        let numbers = try NumberedClips.frameNumbers(url, scratch: directory)
         #expect(numbers == Array(0..<180).map { $0 % 256 })
         #expect(try videoTag(url) == "avc1")
         #expect(try decodingErrors(url) == "")
@@ -171,7 +138,7 @@ import Testing
     /// With smart render off, or where no source fits the output (another render size),
     /// every frame is rendered as before and no plan is reported.
     @Test func offOrUnfitRendersEveryFrame() throws {
-        let clip = try numbered("plain.mp4", offset: 0, seconds: 1)
+        let clip = try NumberedClips.make("plain.mp4", in: directory, offset: 0, seconds: 1)
         let (_, off) = try export(try ClipSequence(assets: [try Asset(url: clip)]), to: "off.mp4", smart: false)
         #expect(off.smartRenderPlan == nil)
         let resized = try ClipSequence(assets: [try Asset(url: clip)], renderSize: Size(width: 160, height: 90))
