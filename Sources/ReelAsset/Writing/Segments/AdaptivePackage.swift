@@ -233,19 +233,7 @@ public struct AdaptivePackage: Sendable {
         try reader.startReading()
         try writer.startWriting()
         writer.startSession(atSourceTime: track.timeRange.start.isNumeric ? track.timeRange.start : .zero)
-        do throws(ReelError) {
-            while let sample = try output.copyNextSampleBuffer() {
-                while !input.isReadyForMoreMediaData {
-                    if let error = writer.error { throw error }
-                    usleep(1000)
-                }
-                try input.append(sample)
-            }
-            try await writer.finishWriting()
-        } catch {
-            writer.cancelWriting()
-            throw error
-        }
+        try await copy(from: output, to: input, of: writer)
     }
 
     private static func encodeAudio(
@@ -261,6 +249,14 @@ public struct AdaptivePackage: Sendable {
         try reader.startReading()
         try writer.startWriting()
         writer.startSession(atSourceTime: .zero)
+        try await copy(from: output, to: input, of: writer)
+    }
+
+    /// Appends every sample `output` reads to `input`, waiting while the input is not ready,
+    /// then finishes the writer; on any error the writer is cancelled.
+    private static func copy(
+        from output: AssetReaderTrackOutput, to input: AssetWriterInput, of writer: AssetWriter
+    ) async throws(ReelError) {
         do throws(ReelError) {
             while let sample = try output.copyNextSampleBuffer() {
                 while !input.isReadyForMoreMediaData {
