@@ -68,12 +68,7 @@ import Testing
         let records = directory.appendingPathComponent("records")
         try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
         var server = try startServer(port: port, records: records)
-        defer {
-            if server.isRunning {
-                kill(server.processIdentifier, SIGKILL)
-                server.waitUntilExit()
-            }
-        }
+        defer { Self.stop(server) }
         let local = directory.appendingPathComponent("local.mp4")
         let url = "rtmp://127.0.0.1:\(port)/live/test"
         let started = Date()
@@ -100,8 +95,7 @@ import Testing
         // The server dies mid-stream and comes back.
         let killAt = max(0, 4.5 - Date().timeIntervalSince(started))
         usleep(UInt32(killAt * 1_000_000))
-        kill(server.processIdentifier, SIGKILL)
-        server.waitUntilExit()
+        Self.stop(server)
         usleep(1_500_000)
         server = try startServer(port: port, records: records)
         let restarted = Date().timeIntervalSince1970
@@ -150,6 +144,15 @@ import Testing
         return process
     }
 
+    /// Kills `process` (the server or receiver the stream goes to) if it still runs, and waits
+    /// until it has gone.
+    private static func stop(_ process: Process) {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
     private func size(_ url: URL) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int) ?? 0
     }
@@ -159,12 +162,7 @@ import Testing
         let port = Int.random(in: 21_000..<39_000)
         let first = directory.appendingPathComponent("first.ts"), second = directory.appendingPathComponent("second.ts")
         var receiver = try startReceiver(port: port, into: first)
-        defer {
-            if receiver.isRunning {
-                kill(receiver.processIdentifier, SIGKILL)
-                receiver.waitUntilExit()
-            }
-        }
+        defer { Self.stop(receiver) }
         let local = directory.appendingPathComponent("local-srt.mp4")
         let recording = DispatchGroup()
         nonisolated(unsafe) var result: ProcessResult?
@@ -177,8 +175,7 @@ import Testing
         }
         usleep(4_000_000)
         #expect(size(first) > 0, "the receiver got the stream")
-        kill(receiver.processIdentifier, SIGKILL)
-        receiver.waitUntilExit()
+        Self.stop(receiver)
         usleep(1_500_000)
         receiver = try startReceiver(port: port, into: second)
         let restarted = Date()
