@@ -668,6 +668,12 @@ def screens(driver, folder):
             "overflow": {w.split(":")[0]: int(w.split(":")[1]) for w in written if w.startswith("overflow")}}
 
 
+def report(result, drivers):
+    """Prints `result` as one JSON line, with the severe console errors of every page in it."""
+    result["consoleErrors"] = [e["message"] for d in drivers for e in d.get_log("browser") if e.get("level") == "SEVERE"]
+    print(json.dumps(result))
+
+
 def main():
     global BASE
     scenario, BASE = sys.argv[1], sys.argv[2].rstrip("/")
@@ -709,8 +715,7 @@ def main():
             result = screens(drivers[0], rest[0])
         else:
             raise SystemExit(f"studio2.py: unknown scenario '{scenario}'")
-        result["consoleErrors"] = [e["message"] for d in drivers for e in d.get_log("browser") if e.get("level") == "SEVERE"]
-        print(json.dumps(result))
+        report(result, drivers)
     finally:
         for d in drivers:
             d.quit()

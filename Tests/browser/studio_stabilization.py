@@ -13,7 +13,6 @@ Usage: studio_stabilization.py BASE_URL HOLD_SECONDS
 Prints one JSON object on its last line: what each page showed at each step, the delays, and
 the library names of the three videos (steadied, unsteadied, changed mid-recording).
 """
-import json
 import os
 import sys
 import time
@@ -110,8 +109,7 @@ def main():
     drivers = [browser(1366, 900), browser(1366, 900)]
     try:
         result = scenario(drivers[0], drivers[1], seconds)
-        result["consoleErrors"] = [e["message"] for d in drivers for e in d.get_log("browser") if e.get("level") == "SEVERE"]
-        print(json.dumps(result))
+        studio2.report(result, drivers)
     finally:
         for d in drivers:
             d.quit()
