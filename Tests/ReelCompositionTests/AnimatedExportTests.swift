@@ -11,14 +11,9 @@ import Testing
     init() throws {
         directory = try Paths.temporaryDirectory("reel-animated")
         // Scene 1: a grey ramp across the frame, 2 s; scene 2: saturated colour bars, 1 s.
-        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "nullsrc=s=256x64:r=25:d=2,geq=lum='16+X*219/255':cb=128:cr=128,format=yuv420p",
-                                  "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2",
-                                  "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-shortest",
-                                  directory.appendingPathComponent("ramp.mp4").path])
-        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=256x64:r=25:d=1",
-                                  "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=48000:duration=1",
-                                  "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-shortest",
-                                  directory.appendingPathComponent("bars.mp4").path])
+        try LosslessClips.make("nullsrc=s=256x64:r=25:d=2,geq=lum='16+X*219/255':cb=128:cr=128,format=yuv420p", tone: 440,
+                               seconds: 2, to: directory.appendingPathComponent("ramp.mp4"))
+        try LosslessClips.make("testsrc2=s=256x64:r=25:d=1", tone: 660, seconds: 1, to: directory.appendingPathComponent("bars.mp4"))
     }
 
     private func compose(_ animation: String, to name: String) throws -> URL {

@@ -13,10 +13,8 @@ import Testing
     init() throws {
         directory = try Paths.temporaryDirectory("reel-time-effects")
         // 2 s at 25 fps whose every frame is its own grey: 20 + 4 n, losslessly coded.
-        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "nullsrc=s=64x64:r=25:d=2,geq=lum='20+4*N':cb=128:cr=128,format=yuv420p",
-                                  "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2",
-                                  "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-shortest",
-                                  directory.appendingPathComponent("ramp.mp4").path])
+        try LosslessClips.make("nullsrc=s=64x64:r=25:d=2,geq=lum='20+4*N':cb=128:cr=128,format=yuv420p", tone: 440,
+                               seconds: 2, to: directory.appendingPathComponent("ramp.mp4"))
     }
 
     /// The grey of each frame of `url`, as decoded (the middle pixel).
