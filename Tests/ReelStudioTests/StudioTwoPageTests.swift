@@ -94,8 +94,12 @@ struct StudioTwoPageTests {
         #expect(later["recording"] as? Bool == false && ends.count == 2, "\(later)")
         // The first segment ends within 500 ms of the page going.
         #expect(ends.first.map { $0 < heldBefore + 0.5 } == true, "held \(heldBefore) s, the segment lasts \(ends)")
-        // The second, held 1 s (a loaded machine's browser may hold it longer).
-        #expect(ends.count == 2 && ends[1] - ends[0] > 0.5 && ends[1] - ends[0] < 2.5, "the second, held 1 s: \(ends)")
+        // The second, held 1 s: as long as the press lasted, measured around the browser's
+        // press and release (a loaded machine's browser holds it longer than asked).
+        let heldAgain = try #require(result["heldAgain"] as? Double)
+        #expect(
+            ends.count == 2 && ends[1] - ends[0] > 0.5 && ends[1] - ends[0] < heldAgain + 0.5,
+            "the second, held \(heldAgain) s: \(ends)")
     }
 
     /// Defect 7: another page's press and release leave this page's recording alone.

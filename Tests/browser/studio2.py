@@ -186,10 +186,14 @@ def taps(driver, count):
 
 
 def hold(driver, seconds):
+    """Holds the video shutter for `seconds`; returns how long it was held at most, from before
+    the press was sent to after the release arrived (a loaded machine's browser adds to it)."""
     button = shutter(driver, "video")
+    started = time.time()
     ActionChains(driver).click_and_hold(button).perform()
     time.sleep(seconds)
     ActionChains(driver).release(button).perform()
+    return time.time() - started
 
 
 def reload(driver):
@@ -210,7 +214,7 @@ def reload(driver):
         time.sleep(0.02)
     ActionChains(driver).reset_actions()
     camera(driver)
-    hold(driver, 1.0)
+    held_again = hold(driver, 1.0)
     time.sleep(0.5)
     after = get("/api/status")
     deadline = time.time() + 10
@@ -218,7 +222,8 @@ def reload(driver):
         time.sleep(0.1)
     time.sleep(2.0)
     later = get("/api/status")
-    return {"recordingBefore": before, "stoppedAfter": stopped, "heldBeforeReload": held_before, "after": after, "later": later}
+    return {"recordingBefore": before, "stoppedAfter": stopped, "heldBeforeReload": held_before, "heldAgain": held_again, "after": after,
+            "later": later}
 
 
 def steal(a, b):
