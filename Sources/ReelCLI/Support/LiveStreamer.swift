@@ -31,6 +31,10 @@ final class LiveStreamer: @unchecked Sendable {
     private let formatName: String
     /// For `--hls DIR`: the folder the live playlist and its segments go to (no reconnecting).
     let folder: SegmentFolderWriter?
+    /// For `--replay-buffer N`: the buffer the segments go to (no reconnecting).
+    let replay: ReplayBuffer?
+    /// Segmented writing (`--hls`, `--replay-buffer`): the segments' delegate and length.
+    private let segments: (delegate: any AssetWriterDelegate, interval: MediaTime)?
     private let withAudio: Bool
     private let frameRate: Double
     private let report: @Sendable (String) -> Void
@@ -46,6 +50,8 @@ final class LiveStreamer: @unchecked Sendable {
     init(url: URL, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
         self.url = url
         folder = nil
+        replay = nil
+        segments = nil
         formatName = url.scheme?.lowercased() == "srt" ? "mpegts" : "flv"
         self.withAudio = withAudio
         self.frameRate = frameRate
@@ -62,6 +68,26 @@ final class LiveStreamer: @unchecked Sendable {
     init(folder: SegmentFolderWriter, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
         url = folder.folder.appendingPathComponent("playlist.m3u8")
         self.folder = folder
+        replay = nil
+        segments = (folder, MediaTime(value: 2, timescale: 1))
+        formatName = "mp4"
+        self.withAudio = withAudio
+        self.frameRate = frameRate
+        self.report = report
+    }
+
+    /// The replay buffer of `reel record --replay-buffer N`: 1 s segments made by a segmented
+    /// ``AssetWriter``, as for `--hls`.
+    /// - Parameters:
+    ///   - replay: Where the segments go.
+    ///   - withAudio: Whether sound is in the segments too.
+    ///   - frameRate: The capture's rate.
+    ///   - report: Told of a failure.
+    init(replay: ReplayBuffer, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
+        url = replay.folder
+        folder = nil
+        self.replay = replay
+        segments = (replay, ReplayBuffer.segmentInterval)
         formatName = "mp4"
         self.withAudio = withAudio
         self.frameRate = frameRate
@@ -153,11 +179,12 @@ final class LiveStreamer: @unchecked Sendable {
                 report("\(url.path): \(error.message)")
             }
         }
+        replay?.finish()
     }
 
     private func connect(width: Int, height: Int, start: MediaTime) {
         let writer: AssetWriter
-        if let folder {
+        if let segments {
             do {
                 writer = try AssetWriter(fileType: .mp4)
             } catch {
@@ -166,13 +193,14 @@ final class LiveStreamer: @unchecked Sendable {
                 return
             }
             writer.outputFileTypeProfile = .mpeg4AppleHLS
-            writer.preferredOutputSegmentInterval = MediaTime(value: 2, timescale: 1)
+            writer.preferredOutputSegmentInterval = segments.interval
             writer.initialSegmentStartTime = .zero
-            writer.delegate = folder
+            writer.delegate = segments.delegate
         } else {
             writer = AssetWriter(streamingTo: url, formatName: formatName)
         }
-        let interval = max(1, Int(min(600, (frameRate * 2).rounded())))
+        let keySeconds = segments?.interval.seconds ?? 2
+        let interval = max(1, Int(min(600, (frameRate * keySeconds).rounded())))
         let video = AssetWriterInput(
             mediaType: .video,
             outputSettings: VideoSettings(
@@ -197,7 +225,7 @@ final class LiveStreamer: @unchecked Sendable {
                 return 0
             }
             guard attempt != nil else { return }
-            if folder != nil {
+            if segments != nil {
                 state.withLock { $0 = .stopped }
                 report("cannot write \(url.path): \(error.message)")
                 return
@@ -220,6 +248,8 @@ final class LiveStreamer: @unchecked Sendable {
         }
         if folder != nil {
             report("writing live HLS to \(url.path)")
+        } else if replay != nil {
+            // The buffer says nothing until a save.
         } else {
             report(number == 1 ? "streaming to \(url.absoluteString)" : "reconnected to \(url.absoluteString)")
         }
@@ -239,7 +269,7 @@ final class LiveStreamer: @unchecked Sendable {
     /// A connection that broke: its writer is cancelled off the capture queue and the next
     /// frame connects again.
     private func lose(_ link: Link, because reason: String) {
-        let live = folder != nil
+        let live = segments != nil
         let dropped = state.withLock { state -> Bool in
             guard case .streaming(let current) = state, current.writer === link.writer else { return false }
             state = live ? .stopped : .idle(retryAt: Date().addingTimeInterval(0.25), attempt: 0)
