@@ -16,6 +16,8 @@ final class LiveStreamer: @unchecked Sendable {
         var writer: AssetWriter
         var video: AssetWriterInput
         var audio: AssetWriterInput?
+        /// The source time the writer's session starts at.
+        var start: MediaTime?
     }
 
     private enum State {
@@ -152,6 +154,7 @@ final class LiveStreamer: @unchecked Sendable {
         do {
             try link.video.append(sample)
             counts.withLock { $0.frames += 1 }
+            if let replay, let start = link.start { replay.framePassed(at: sample.presentationTime - start) }
         } catch {
             lose(link, because: error.message)
         }
@@ -235,7 +238,7 @@ final class LiveStreamer: @unchecked Sendable {
         }
         let kept = state.withLock { state -> Bool in
             guard case .connecting = state else { return false }
-            state = .streaming(Link(writer: writer, video: video, audio: audio))
+            state = .streaming(Link(writer: writer, video: video, audio: audio, start: start))
             return true
         }
         guard kept else {

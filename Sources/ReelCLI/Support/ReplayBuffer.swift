@@ -27,7 +27,7 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
     }
 
     private enum State {
-        case buffering(initial: URL?, segments: [Segment], savesWaiting: Int, number: Int)
+        case buffering(initial: URL?, segments: [Segment], asked: [MediaTime], number: Int)
         case finished
     }
 
@@ -38,7 +38,7 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
     /// The seconds kept.
     let length: MediaTime
     private let report: @Sendable (String) -> Void
-    private let state = PosixMutex(State.buffering(initial: nil, segments: [], savesWaiting: 0, number: 0))
+    private let state = PosixMutex(State.buffering(initial: nil, segments: [], asked: [], number: 0))
     private let saving = DispatchQueue(label: "reel.record.replay-save")
     private let counts = PosixMutex((saved: 0, failed: 0, mostFiles: 0, mostBytes: 0))
 
@@ -65,11 +65,21 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
     /// Replays saved and failed, and the most segment files and bytes the folder held at once.
     var statistics: (saved: Int, failed: Int, mostFiles: Int, mostBytes: Int) { counts.withLock { $0 } }
 
-    /// Saves the last N seconds once the segment being written lands (within a second).
+    /// The newest frame given to the writer, in its timeline (zero at its first frame).
+    private let latest = PosixMutex(MediaTime.zero)
+
+    /// Told of each frame the writer takes, so that a save knows where the recording is.
+    func framePassed(at time: MediaTime) {
+        latest.withLock { $0 = max($0, time) }
+    }
+
+    /// Saves the last N seconds up to now: once a segment ending at or after the newest
+    /// frame lands (within about a second and the encoder's delay).
     func save() {
+        let now = latest.withLock { $0 }
         state.withLock { state in
-            if case .buffering(let initial, let segments, let waiting, let number) = state {
-                state = .buffering(initial: initial, segments: segments, savesWaiting: waiting + 1, number: number)
+            if case .buffering(let initial, let segments, let asked, let number) = state {
+                state = .buffering(initial: initial, segments: segments, asked: asked + [now], number: number)
             }
         }
     }
@@ -81,7 +91,7 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
         let number = state.withLock { state -> Int? in
             guard case .buffering(let initial, let segments, let waiting, let number) = state else { return nil }
             if segmentType == .initialization { return 0 }
-            state = .buffering(initial: initial, segments: segments, savesWaiting: waiting, number: number + 1)
+            state = .buffering(initial: initial, segments: segments, asked: waiting, number: number + 1)
             return number + 1
         }
         guard let number else { return }
@@ -96,7 +106,7 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
         if number == 0 {
             state.withLock { state in
                 if case .buffering(_, let segments, let waiting, let number) = state {
-                    state = .buffering(initial: url, segments: segments, savesWaiting: waiting, number: number)
+                    state = .buffering(initial: url, segments: segments, asked: waiting, number: number)
                 }
             }
             return
@@ -114,10 +124,14 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
                 return
             }
             segments.append(segment)
-            if waiting > 0, let initial { toSave = (initial, Self.newest(segments, covering: length), waiting) }
+            // Saves asked for before this segment's end are served by it; later ones wait.
+            let end = segment.start + segment.duration
+            let served = waiting.filter { $0 <= end }
+            if !served.isEmpty, let initial { toSave = (initial, Self.newest(segments, covering: length), served.count) }
             let keep = length + Self.segmentInterval
             while segments.count > 1, Self.total(segments.dropFirst()) >= keep { doomed.append(segments.removeFirst()) }
-            state = .buffering(initial: initial, segments: segments, savesWaiting: toSave == nil ? waiting : 0, number: number)
+            state = .buffering(initial: initial, segments: segments, asked: toSave == nil ? waiting : waiting.filter { $0 > end },
+                               number: number)
         }
         // Hard links pin what a save needs before the buffer deletes it.
         var pinned: [URL] = []
