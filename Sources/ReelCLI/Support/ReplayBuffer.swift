@@ -8,8 +8,10 @@ import ReelCore
 /// fMP4 segments (1 s each, a keyframe at each start) in a hidden folder beside the output,
 /// the oldest deleted as each new one lands, so the folder holds about N + 2 seconds
 /// whatever the length of the recording. ``save()`` (a key, SIGUSR1) waits for the segment
-/// being written to land, then joins the initialization segment and the newest segments
-/// covering at least N seconds into one moov-first MP4 (`replay-YYYY-MM-DD-HH.MM.SS.mp4`),
+/// holding the newest frame to land, then joins the initialization segment and the newest
+/// segments reaching back N seconds before that frame (segment starts are keyframes, so
+/// the replay starts up to a segment earlier and ends up to a segment later: N to N + 2 s)
+/// into one moov-first MP4 (`replay-YYYY-MM-DD-HH.MM.SS.mp4`),
 /// written under a temporary name and renamed when whole, on a queue of its own, so the
 /// recording never waits for it.
 ///
@@ -127,7 +129,10 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
             // Saves asked for before this segment's end are served by it; later ones wait.
             let end = segment.start + segment.duration
             let served = waiting.filter { $0 <= end }
-            if !served.isEmpty, let initial { toSave = (initial, Self.newest(segments, covering: length), served.count) }
+            // From N seconds before the earliest of them to this segment's end.
+            if let asked = served.min(), let initial {
+                toSave = (initial, Self.newest(segments, covering: length + (end - asked)), served.count)
+            }
             let keep = length + Self.segmentInterval
             while segments.count > 1, Self.total(segments.dropFirst()) >= keep { doomed.append(segments.removeFirst()) }
             state = .buffering(initial: initial, segments: segments, asked: toSave == nil ? waiting : waiting.filter { $0 > end },
