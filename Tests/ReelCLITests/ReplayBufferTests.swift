@@ -107,6 +107,17 @@ import Testing
         // after the recording's last frame, so this is early by the finishing time).
         let signalTime = 10 - ended.timeIntervalSince(sent)
         #expect(lastTime >= signalTime - 0.05 && lastTime <= signalTime + 2.5, "last frame \(lastTime) s, signal ≈ \(signalTime) s")
+        // One MP4 with its index first: ftyp, moov, then the media.
+        let bytes = try Data(contentsOf: replay)
+        var boxes: [String] = []
+        var offset = 0
+        while offset + 8 <= bytes.count, boxes.count < 8 {
+            let size = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            boxes.append(String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self))
+            guard size >= 8 else { break }
+            offset += size
+        }
+        #expect(boxes.prefix(2) == ["ftyp", "moov"] && boxes.contains("mdat") && !boxes.contains("moof"), "\(boxes)")
         // Sound in sync: every flash has its click.
         let measured = try SyncMeter.measure(replay)
         let sync = SyncMeter.match(measured.clicks, expected: measured.flashes, window: 0.2)
