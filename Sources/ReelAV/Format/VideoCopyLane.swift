@@ -89,6 +89,9 @@ package final class VideoCopyLane {
             if lastDecode != Int64.min { lastStep = placed &- lastDecode }
             lastDecode = placed
             packet.setTimestamps(presentation: shownAt, decode: placed)
+            // A fragmented file's packets may come without durations; the muxer would end the
+            // last picture at its start (a frame short), so each gets the step before it.
+            if packet.durationTicks <= 0, duration > 0 { packet.setDuration(duration) }
             presentationEnd = max(presentationEnd, shownUntil)
             packet.clearDiscarded()
             packet.setStreamIndex(streamIndex)

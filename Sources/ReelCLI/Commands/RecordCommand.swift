@@ -11,7 +11,7 @@ struct RecordCommand: Command {
     let spec = CommandSpec(
         name: "record",
         abstract: "Record from a camera and microphone, with a live filter.",
-        usage: "-o FILE [--device ID] [--mic ID|none] [--preset 1280x720] [--fps N] [--filter NAME] [--max-duration S] [--orientation HELD] [--stabilization MODE] [--playback-fps N]",
+        usage: "-o FILE [--device ID] [--mic ID|none] [--preset 1280x720] [--fps N] [--filter NAME] [--max-duration S] [--orientation HELD] [--stabilization MODE] [--playback-fps N] [--replay-buffer S [--replay-folder DIR]]",
         positionals: 0...0,
         options: [
             .value("output", short: "o", "FILE", help: "The recording (.mp4, .mov)."),
@@ -31,6 +31,9 @@ struct RecordCommand: Command {
             .value("srt", "URL", help: "Also stream live to srt://HOST:PORT (MPEG-TS), reconnecting as --rtmp does."),
             .value("hls", "DIR", help: "Also write a live HLS playlist (DIR/playlist.m3u8, 2 s fMP4 segments) that grows "
                 + "while recording; DIR must be new or empty."),
+            .value("replay-buffer", "S", help: "Keep the last S seconds (1-3600) on disk in 1 s segments; SIGUSR1, or s or "
+                + "Enter typed on the terminal, saves them to replay-YYYY-MM-DD-HH.MM.SS.mp4 without stopping."),
+            .value("replay-folder", "DIR", help: "Where replays are saved (default: beside the recording)."),
         ],
         discussion: "Ctrl-C or SIGTERM stops and finishes the file. Until then it is NAME.partial.EXT, playable up to the last second.")
 
@@ -80,6 +83,32 @@ struct RecordCommand: Command {
         live += addresses.map { url in
             LiveStreamer(url: url, withAudio: withAudio, frameRate: session.frameRate) { line in console.printError(line) }
         }
+        var replay: ReplayBuffer?
+        if let seconds = try arguments.double("replay-buffer", in: 1...3600) {
+            let saves: URL
+            if let text = arguments.value("replay-folder") {
+                saves = URL(fileURLWithPath: text).standardizedFileURL
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: saves.path, isDirectory: &isFolder), isFolder.boolValue,
+                    FileManager.default.isWritableFile(atPath: saves.path)
+                else {
+                    throw UsageError("--replay-folder '\(text)' is not a folder that can be written", command: spec.name)
+                }
+            } else {
+                saves = url.standardizedFileURL.deletingLastPathComponent()
+            }
+            let buffer = try ReplayBuffer(seconds: seconds, beside: url.standardizedFileURL, destination: saves) { line in
+                console.printError(line)
+            }
+            live.append(LiveStreamer(replay: buffer, withAudio: withAudio, frameRate: session.frameRate) { line in
+                console.printError(line)
+            })
+            replay = buffer
+        } else if arguments.value("replay-folder") != nil {
+            throw UsageError("--replay-folder needs --replay-buffer", command: spec.name)
+        }
+        // A recording that fails to start leaves no buffer behind (finish is idempotent).
+        defer { replay?.finish() }
         if !live.isEmpty {
             let live = live
             let pictures = VideoDataOutput()
@@ -110,6 +139,25 @@ struct RecordCommand: Command {
             done.continuation.finish()
         }
         if interrupted.happened { movie.stopRecording() }
+        // The replay buffer saves on SIGUSR1 and on s or Enter from a terminal (raw mode, put
+        // back at the end); stdin that is not a terminal is left alone.
+        var keys: Terminal?
+        if let replay {
+            SignalHandling.onUser1 { replay.save() }
+            if isatty(STDIN_FILENO) != 0 {
+                let terminal = Terminal()
+                keys = terminal
+                let reader = Thread {
+                    while let key = terminal.readKey(), key != 4 {
+                        if key == UInt8(ascii: "s") || key == UInt8(ascii: "S") || key == 10 || key == 13 { replay.save() }
+                    }
+                }
+                reader.name = "reel.record.keys"
+                reader.start()
+                console.printError("replay buffer: the last \(Format.number(replay.length.seconds)) s; press s or Enter, "
+                                   + "or send SIGUSR1, to save them")
+            }
+        }
         // A dispatch source must be resumed before it is released, so it always runs; it only
         // draws on a terminal.
         let status = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "reel.record.status"))
@@ -127,9 +175,17 @@ struct RecordCommand: Command {
         for await error in done.stream { failure = error }
         status.cancel()
         session.stopRunning()
+        SignalHandling.onUser1(nil)
+        keys?.restore()
         for streamer in streamers {
             streamer.stop()
             let (connections, frames) = streamer.statistics
+            if let replay = streamer.replay {
+                let kept = replay.statistics
+                console.printError("replay buffer: \(kept.saved) saved, \(kept.failed) failed; at most \(kept.mostFiles) "
+                                   + "segments, \(kept.mostBytes) bytes kept")
+                continue
+            }
             if let folder = streamer.folder {
                 console.printError("wrote \(frames) frames to \(streamer.url.path) in \(folder.segments.count) segments")
                 continue

@@ -16,6 +16,8 @@ final class LiveStreamer: @unchecked Sendable {
         var writer: AssetWriter
         var video: AssetWriterInput
         var audio: AssetWriterInput?
+        /// The source time the writer's session starts at.
+        var start: MediaTime?
     }
 
     private enum State {
@@ -31,6 +33,10 @@ final class LiveStreamer: @unchecked Sendable {
     private let formatName: String
     /// For `--hls DIR`: the folder the live playlist and its segments go to (no reconnecting).
     let folder: SegmentFolderWriter?
+    /// For `--replay-buffer N`: the buffer the segments go to (no reconnecting).
+    let replay: ReplayBuffer?
+    /// Segmented writing (`--hls`, `--replay-buffer`): the segments' delegate and length.
+    private let segments: (delegate: any AssetWriterDelegate, interval: MediaTime)?
     private let withAudio: Bool
     private let frameRate: Double
     private let report: @Sendable (String) -> Void
@@ -46,6 +52,8 @@ final class LiveStreamer: @unchecked Sendable {
     init(url: URL, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
         self.url = url
         folder = nil
+        replay = nil
+        segments = nil
         formatName = url.scheme?.lowercased() == "srt" ? "mpegts" : "flv"
         self.withAudio = withAudio
         self.frameRate = frameRate
@@ -62,6 +70,26 @@ final class LiveStreamer: @unchecked Sendable {
     init(folder: SegmentFolderWriter, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
         url = folder.folder.appendingPathComponent("playlist.m3u8")
         self.folder = folder
+        replay = nil
+        segments = (folder, MediaTime(value: 2, timescale: 1))
+        formatName = "mp4"
+        self.withAudio = withAudio
+        self.frameRate = frameRate
+        self.report = report
+    }
+
+    /// The replay buffer of `reel record --replay-buffer N`: 1 s segments made by a segmented
+    /// ``AssetWriter``, as for `--hls`.
+    /// - Parameters:
+    ///   - replay: Where the segments go.
+    ///   - withAudio: Whether sound is in the segments too.
+    ///   - frameRate: The capture's rate.
+    ///   - report: Told of a failure.
+    init(replay: ReplayBuffer, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
+        url = replay.folder
+        folder = nil
+        self.replay = replay
+        segments = (replay, ReplayBuffer.segmentInterval)
         formatName = "mp4"
         self.withAudio = withAudio
         self.frameRate = frameRate
@@ -126,6 +154,7 @@ final class LiveStreamer: @unchecked Sendable {
         do {
             try link.video.append(sample)
             counts.withLock { $0.frames += 1 }
+            if let replay, let start = link.start { replay.framePassed(at: sample.presentationTime - start) }
         } catch {
             lose(link, because: error.message)
         }
@@ -153,11 +182,12 @@ final class LiveStreamer: @unchecked Sendable {
                 report("\(url.path): \(error.message)")
             }
         }
+        replay?.finish()
     }
 
     private func connect(width: Int, height: Int, start: MediaTime) {
         let writer: AssetWriter
-        if let folder {
+        if let segments {
             do {
                 writer = try AssetWriter(fileType: .mp4)
             } catch {
@@ -166,13 +196,14 @@ final class LiveStreamer: @unchecked Sendable {
                 return
             }
             writer.outputFileTypeProfile = .mpeg4AppleHLS
-            writer.preferredOutputSegmentInterval = MediaTime(value: 2, timescale: 1)
+            writer.preferredOutputSegmentInterval = segments.interval
             writer.initialSegmentStartTime = .zero
-            writer.delegate = folder
+            writer.delegate = segments.delegate
         } else {
             writer = AssetWriter(streamingTo: url, formatName: formatName)
         }
-        let interval = max(1, Int(min(600, (frameRate * 2).rounded())))
+        let keySeconds = segments?.interval.seconds ?? 2
+        let interval = max(1, Int(min(600, (frameRate * keySeconds).rounded())))
         let video = AssetWriterInput(
             mediaType: .video,
             outputSettings: VideoSettings(
@@ -197,7 +228,7 @@ final class LiveStreamer: @unchecked Sendable {
                 return 0
             }
             guard attempt != nil else { return }
-            if folder != nil {
+            if segments != nil {
                 state.withLock { $0 = .stopped }
                 report("cannot write \(url.path): \(error.message)")
                 return
@@ -207,7 +238,7 @@ final class LiveStreamer: @unchecked Sendable {
         }
         let kept = state.withLock { state -> Bool in
             guard case .connecting = state else { return false }
-            state = .streaming(Link(writer: writer, video: video, audio: audio))
+            state = .streaming(Link(writer: writer, video: video, audio: audio, start: start))
             return true
         }
         guard kept else {
@@ -220,6 +251,8 @@ final class LiveStreamer: @unchecked Sendable {
         }
         if folder != nil {
             report("writing live HLS to \(url.path)")
+        } else if replay != nil {
+            // The buffer says nothing until a save.
         } else {
             report(number == 1 ? "streaming to \(url.absoluteString)" : "reconnected to \(url.absoluteString)")
         }
@@ -239,7 +272,7 @@ final class LiveStreamer: @unchecked Sendable {
     /// A connection that broke: its writer is cancelled off the capture queue and the next
     /// frame connects again.
     private func lose(_ link: Link, because reason: String) {
-        let live = folder != nil
+        let live = segments != nil
         let dropped = state.withLock { state -> Bool in
             guard case .streaming(let current) = state, current.writer === link.writer else { return false }
             state = live ? .stopped : .idle(retryAt: Date().addingTimeInterval(0.25), attempt: 0)

@@ -6,6 +6,7 @@ import ReelAsset
 public enum SignalHandling {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var interruptHandler: (@Sendable () -> Void)?
+    nonisolated(unsafe) private static var userHandler: (@Sendable () -> Void)?
     /// The pipe the C signal handler writes a signal's number to (the self-pipe trick: a
     /// write is all a signal handler may safely do).
     nonisolated(unsafe) private static var pipeWriteEnd: Int32 = -1
@@ -14,6 +15,24 @@ public enum SignalHandling {
     /// stops and finishes its file instead.
     static func onInterrupt(_ handler: (@Sendable () -> Void)?) {
         lock.withLock { interruptHandler = handler }
+    }
+
+    /// Runs `handler` at each SIGUSR1 (`reel record --replay-buffer` saves), from the signal
+    /// thread; nil ignores it from then on (a late one must not end a recording being finished). Call after ``install()``.
+    static func onUser1(_ handler: (@Sendable () -> Void)?) {
+        lock.withLock { userHandler = handler }
+        var action = sigaction()
+        if handler == nil {
+            action.__sigaction_handler.sa_handler = SIG_IGN
+        } else {
+            action.__sigaction_handler.sa_handler = { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(SignalHandling.pipeWriteEnd, &byte, 1)
+            }
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(SIGUSR1, &action, nil)
     }
 
     /// Call once at start-up, before any work.
@@ -51,6 +70,10 @@ public enum SignalHandling {
 
     private static func handler(for number: Int32) -> @Sendable () -> Void {
         {
+            if number == SIGUSR1 {
+                lock.withLock { userHandler }?()
+                return
+            }
             if let handler = lock.withLock({ interruptHandler }) {
                 lock.withLock { interruptHandler = nil }
                 handler()

@@ -19,12 +19,17 @@ public enum SegmentMerge {
     ///   - segments: The recordings to join, in order, with the same video parameters.
     ///   - url: The file to write.
     ///   - fileType: The container.
+    ///   - ranges: Each segment's picture range, where the file cannot say it: FFmpeg reads a
+    ///     fragmented file's track duration as its end time, so fragments cut from the middle of
+    ///     a recording (`reel record --replay-buffer`) give their ranges from their segment
+    ///     reports. Nil: each file's own video track range.
     /// - Returns: The merged length: the sum of the segments' picture lengths.
     /// - Throws: ``ReelError``: `.unsupported` naming the segment and parameter when the
     ///   videos differ (use an export preset then), or a read or write failure. The output
     ///   appears only when complete.
     @discardableResult
-    public static func write(_ segments: [URL], to url: URL, fileType: FileType = .mp4) throws(ReelError) -> MediaTime {
+    public static func write(_ segments: [URL], to url: URL, fileType: FileType = .mp4,
+                             ranges: [MediaTimeRange]? = nil) throws(ReelError) -> MediaTime {
         guard !segments.isEmpty else { throw ReelError(.invalidArgument, "there are no segments to merge", subject: url.path) }
         struct Part {
             let asset: Asset
@@ -67,12 +72,13 @@ public enum SegmentMerge {
             let copier = try VideoCopyLane(muxer: muxer, streamIndex: videoOut)
             for (index, part) in parts.enumerated() {
                 let start = end
-                end = start + part.video.timeRange.duration
+                let range = ranges.flatMap { index < $0.count ? $0[index] : nil } ?? part.video.timeRange
+                end = start + range.duration
                 // Each segment shows what its own edit list shows, nothing it hides.
-                try copier.copy(from: part.demuxer, stream: part.video.streamIndex, range: part.video.timeRange, at: start)
+                try copier.copy(from: part.demuxer, stream: part.video.streamIndex, range: range, at: start)
                 if let lane {
                     let first = Self.sampleIndex(start), last = Self.sampleIndex(end)
-                    let samples = try audio(of: part.asset, track: part.audio, from: part.video.timeRange.start,
+                    let samples = try audio(of: part.asset, track: part.audio, from: range.start,
                                             count: Int(last - first), channels: channels,
                                             fadeIn: index > 0, fadeOut: index < parts.count - 1)
                     try lane.append(try AudioBuffer.float(channels: samples, sampleRate: 48000))

@@ -1,0 +1,190 @@
+import Foundation
+import ReelAsset
+@testable import ReelCapture
+import ReelCore
+import ReelTestSupport
+import Testing
+
+/// `reel record --replay-buffer N`: a 10 s recording from the virtual camera and microphone
+/// keeps the last 3 s; a SIGUSR1 at about 6 s saves them while the recording goes on. The
+/// saved file's frames (read by the camera's frame counter) are a run of the recording's own,
+/// from at least 3 s before the signal to its segment's end (3 to 5 s); its flashes
+/// and clicks are in sync; the recording is whole; the buffer never held more than 6 segments.
+@Suite(.serialized) struct ReplayBufferTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-cli-replay")
+    }
+
+    /// Each frame's counter and presentation time.
+    private func counters(_ url: URL) throws -> [(counter: Int, time: Double)] {
+        let asset = try Asset(url: url)
+        let reader = try AssetReader(asset: asset)
+        let output = AssetReaderTrackOutput(track: try #require(asset.tracks(withMediaType: .video).first))
+        try reader.add(output)
+        try reader.startReading()
+        var frames: [(Int, Double)] = []
+        while let sample = try output.copyNextSampleBuffer(), let picture = sample.pixelBuffer {
+            frames.append((VirtualCamera.readCounter(picture), sample.presentationTime.seconds))
+        }
+        return frames
+    }
+
+    @Test func savesTheLastSecondsOnSIGUSR1WhileRecording() throws {
+        let main = directory.appendingPathComponent("main.mp4")
+        let process = Process()
+        process.executableURL = Paths.reelBinary
+        process.arguments = ["record", "-o", main.path, "--max-duration", "10", "--preset", "640x480", "--replay-buffer", "3"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let started = Date()
+        var mostSegments = 0, mostBytes = 0, names = Set<String>()
+        var signalled: Date?
+        while process.isRunning {
+            Thread.sleep(forTimeInterval: 0.05)
+            let buffers = (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?
+                .filter { $0.hasPrefix(".main.replay-") } ?? []
+            for buffer in buffers {
+                let folder = directory.appendingPathComponent(buffer)
+                let segments = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".m4s") }
+                names.formUnion(segments)
+                mostSegments = max(mostSegments, segments.count)
+                let bytes = segments.compactMap {
+                    (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent($0).path))?[.size] as? Int
+                }.reduce(0, +)
+                mostBytes = max(mostBytes, bytes)
+            }
+            // The recording starts a moment after the process (the devices open first): 7 s
+            // after the start is about 6 s into the recording.
+            if signalled == nil, Date().timeIntervalSince(started) > 7 {
+                kill(process.processIdentifier, SIGUSR1)
+                signalled = Date()
+            }
+        }
+        let ended = Date()
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(log)")
+        let sent = try #require(signalled)
+        // The recording went on: whole, 10 s, every frame the log counts.
+        let wrote = try #require(log.split(separator: "\n").first { $0.hasPrefix("wrote \(main.path)") }, "\(log)")
+        let words = wrote.split(separator: " ")
+        let frames = try #require(words.firstIndex(of: "frames,").flatMap { Int(words[$0 - 1]) }, "\(wrote)")
+        let recorded = try counters(main)
+        #expect(recorded.count == frames && frames >= 250, "\(wrote)")
+        #expect(abs((try FFprobe.probe(main).duration ?? 0) - 10) < 0.1)
+        #expect(zip(recorded, recorded.dropFirst()).allSatisfy { $1.counter > $0.counter })
+        // One replay, beside the recording, nothing else left there.
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        let replays = files.filter { $0.hasPrefix("replay-") && $0.hasSuffix(".mp4") }
+        #expect(files.count == 2 && replays.count == 1, "\(files)")
+        let replay = directory.appendingPathComponent(try #require(replays.first))
+        let saved = try counters(replay)
+        let first = try #require(saved.first), last = try #require(saved.last)
+        // The replay's frames are the recording's own, in order, from its first to its last
+        // (the buffer's encoder leaves out frames it cannot take in time; the recording has them all).
+        let start = try #require(recorded.firstIndex { $0.counter == first.counter }, "first counter \(first.counter)")
+        let end = try #require(recorded.firstIndex { $0.counter == last.counter }, "last counter \(last.counter)")
+        let run = recorded[start...end].map(\.counter)
+        var position = run.startIndex
+        for frame in saved {
+            while position < run.endIndex, run[position] != frame.counter { position += 1 }
+        }
+        #expect(position < run.endIndex, "the replay's counters are not the recording's in order")
+        let missing = run.count - saved.count
+        #expect(missing <= 10, "\(missing) frames left out of the replay")
+        let firstTime = recorded[start].time, lastTime = recorded[end].time
+        // At least N seconds, less than two more segments of 1 s (a start and an end on the
+        // segments' keyframe grid around the N seconds before the signal).
+        let probed = try #require(try FFprobe.probe(replay).duration)
+        #expect(probed >= 3 - 0.034 && probed < 5.1, "replay \(probed) s")
+        #expect(abs((lastTime - firstTime + 1.0 / 30) - probed) < 0.05, "\(firstTime)-\(lastTime) s, replay \(probed) s")
+        // It ends after the signal, within about one segment: the signal's moment in the
+        // recording is 10 s minus the time from the signal to the end (the end came a little
+        // after the recording's last frame, so this is early by the finishing time).
+        let signalTime = 10 - ended.timeIntervalSince(sent)
+        #expect(lastTime >= signalTime - 0.05 && lastTime <= signalTime + 2.5, "last frame \(lastTime) s, signal ≈ \(signalTime) s")
+        // One MP4 with its index first: ftyp, moov, then the media.
+        let bytes = try Data(contentsOf: replay)
+        var boxes: [String] = []
+        var offset = 0
+        while offset + 8 <= bytes.count, boxes.count < 8 {
+            let size = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            boxes.append(String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self))
+            guard size >= 8 else { break }
+            offset += size
+        }
+        #expect(boxes.prefix(2) == ["ftyp", "moov"] && boxes.contains("mdat") && !boxes.contains("moof"), "\(boxes)")
+        // Sound in sync: every flash has its click.
+        let measured = try SyncMeter.measure(replay)
+        let sync = SyncMeter.match(measured.clicks, expected: measured.flashes, window: 0.2)
+        #expect(measured.flashes.count >= 2 && sync.lost == 0, "flashes \(measured.flashes), clicks \(measured.clicks)")
+        let worst = sync.offsets.map(abs).max() ?? 1
+        #expect(worst <= 1.0 / 30 + 0.001, "offsets \(sync.offsets)")
+        // Bounded: never more than N + 3 segments of 1 s, the oldest deleted as new ones land.
+        #expect(mostSegments <= 6 && names.count > mostSegments + 2, "at most \(mostSegments) of \(names.count) segments")
+        print("replay: counters \(first.counter)-\(last.counter) (\(saved.count) frames, \(missing) left out, \(probed) s), recording "
+              + "\(firstTime)-\(lastTime) s, signal ≈ \(signalTime) s, sync \(sync.offsets.map { ($0 * 1000).rounded() }) ms, "
+              + "buffer at most \(mostSegments) segments, \(mostBytes) bytes, \(names.count) written; \(log)")
+    }
+
+    /// `s` typed on a terminal (a pseudo-terminal Python opens) saves a replay too, and the
+    /// recording says how to save when it starts.
+    @Test func keyOnTheTerminalSaves() throws {
+        let main = directory.appendingPathComponent("keyed.mp4")
+        let script = """
+            import os, pty, select, sys, time
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], sys.argv[1:])
+            out, start, sent = b"", time.time(), False
+            while True:
+                if not sent and time.time() - start > 4.5:
+                    os.write(fd, b"s")
+                    sent = True
+                if select.select([fd], [], [], 0.1)[0]:
+                    try:
+                        data = os.read(fd, 4096)
+                    except OSError:
+                        break
+                    if not data:
+                        break
+                    out += data
+            sys.stdout.write(out.decode(errors="replace"))
+            sys.exit(os.waitpid(pid, 0)[1] >> 8)
+            """
+        let result = try ProcessRunner.run(
+            "/usr/bin/python3",
+            [
+                "-c", script, Paths.reelBinary.path, "record", "-o", main.path, "--max-duration", "7", "--preset", "640x480",
+                "--replay-buffer", "2",
+            ], timeout: 60)
+        #expect(result.status == 0, "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("press s or Enter"), "\(result.standardOutput)")
+        let replays = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("replay-") }
+        let replay = directory.appendingPathComponent(try #require(replays.first, "\(result.standardOutput)"))
+        let probed = try #require(try FFprobe.probe(replay).duration)
+        #expect(replays.count == 1 && probed >= 2 - 0.034 && probed < 4.1, "\(replays), \(probed) s")
+        #expect(try FFprobe.countFrames(main) >= 180)
+    }
+
+    @Test func badReplayLengthIsOneLine() throws {
+        for value in ["0", "-5", "1e9", "thirty", "nan"] {
+            let result = try ProcessRunner.reel([
+                "record", "-o", directory.appendingPathComponent("x.mp4").path, "--max-duration", "1", "--replay-buffer", value,
+            ])
+            #expect(
+                result.status != 0 && result.standardError.split(separator: "\n").count == 1
+                    && result.standardError.contains("--replay-buffer"), "\(value): \(result.standardError)")
+        }
+        let folderless = try ProcessRunner.reel([
+            "record", "-o", directory.appendingPathComponent("x.mp4").path, "--max-duration", "1", "--replay-buffer", "3",
+            "--replay-folder", directory.appendingPathComponent("missing").path,
+        ])
+        #expect(folderless.status != 0 && folderless.standardError.split(separator: "\n").count == 1, "\(folderless.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+}
