@@ -610,72 +610,74 @@ def meter(driver):
     return {"quiet": quiet, "quietShown": quiet_shown, "loud": loud, "loudShown": loud_shown, "played": player.returncode}
 
 
-def screens(driver, folder):
+def screens(folder):
+    """Each width in a browser of its own: one browser carried from width to width hung its
+    renderer for 30 s on the next page load (a desktop page after the tall phone compose page,
+    and a 320 px camera page after the 390 px compose page, in CI under load)."""
     folder = pathlib.Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
+    written, overflow, errors = [], {}, []
+    for width, height, mobile in ((1366, 900, False), (390, 844, True), (320, 640, True)):
+        driver = browser(width, height, mobile)
+        try:
+            overflow[f"overflow-{width}"] = screens_at(driver, folder, written, width, mobile)
+            errors += [e["message"] for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+        finally:
+            driver.quit()
+    return {"screenshots": written, "overflow": overflow, "widthErrors": errors}
 
+
+def screens_at(driver, folder, written, width, mobile):
+    """Camera, recording, review, gallery and compose at one width; returns how far the compose
+    page scrolls sideways."""
     def shot(name):
         path = folder / name
         driver.save_screenshot(str(path))
         written.append(str(path))
 
-    # Desktop first: going from phone emulation back to a desktop-sized page hung Chromium's renderer.
-    for width, height, mobile in ((1366, 900, False), (390, 844, True), (320, 640, True)):
-        size(driver, width, height, mobile)
-        camera(driver)
-        shot(f"v2-camera-{width}.png")
-        button = shutter(driver, "video")
-        ActionChains(driver).click_and_hold(button).perform()
-        time.sleep(1.2)
-        shot(f"v2-recording-{width}.png")
-        ActionChains(driver).release(button).perform()
-        wait(driver, "return !document.getElementById('save').disabled", timeout=5)
-        driver.find_element(By.ID, "save").click()
-        wait(driver, "const v = document.getElementById('video-result');"
-                     "return document.getElementById('video-dialog').open && v.readyState >= 3", timeout=30)
-        time.sleep(0.5)
-        shot(f"v2-review-{width}.png")
-        driver.execute_script("document.getElementById('video-dialog').close()")
-        driver.get(BASE + "/gallery")
-        wait(driver, "return document.getElementById('gallery-summary').textContent !== 'Loading…' &&"
-                     " [...document.querySelectorAll('#grid img')].every(i => i.complete)")
-        time.sleep(0.5)
-        shot(f"v2-gallery-{width}.png")
-        driver.get(BASE + "/compose")
-        wait(driver, "return document.getElementById('transition').options.length > 0 &&"
-                     " document.querySelectorAll('#clip-list .clip').length > 0 &&"
-                     " [...document.querySelectorAll('#clip-list img')].every(i => i.complete)")
-        driver.execute_script("for (const b of [...document.querySelectorAll('#clip-list button.add')].slice(0, 3)) b.click();")
-        # The composition's preview renders and loads before the picture is taken and the
-        # page left (leaving with it half-loaded hung the next page's load for 30 s).
-        wait(driver, "const p = document.getElementById('preview').dataset.state;"
-                     " return (p === 'ready' && document.getElementById('preview-video').readyState >= 2) || p === 'failed'",
-             timeout=60)
-        time.sleep(0.5)
-        if mobile:
-            # The whole page, as a phone would scroll through it.
-            tall = driver.execute_script("return Math.max(document.documentElement.scrollHeight, innerHeight)")
-            size(driver, width, min(int(tall), 3000), True)
-            time.sleep(0.3)
-        shot(f"v2-compose-{width}.png")
-        # Leave the page before the next width's emulation (Chromium's renderer hung on the
-        # way from the tall phone compose page to a desktop-sized camera page otherwise). The
-        # composition preview's <video> is let go first: with it still loading, the next
-        # page's load hung the renderer for 30 s at the next width.
-        driver.execute_script("for (const v of document.querySelectorAll('video')) {"
-                              " v.pause(); v.removeAttribute('src'); v.load(); }")
-        driver.get("about:blank")
-        size(driver, width, height, mobile)
-        overflow = driver.execute_script("return document.documentElement.scrollWidth - innerWidth")
-        written.append(f"overflow-{width}:{overflow}")
-    return {"screenshots": [w for w in written if not w.startswith("overflow")],
-            "overflow": {w.split(":")[0]: int(w.split(":")[1]) for w in written if w.startswith("overflow")}}
+    camera(driver)
+    shot(f"v2-camera-{width}.png")
+    button = shutter(driver, "video")
+    ActionChains(driver).click_and_hold(button).perform()
+    time.sleep(1.2)
+    shot(f"v2-recording-{width}.png")
+    ActionChains(driver).release(button).perform()
+    wait(driver, "return !document.getElementById('save').disabled", timeout=5)
+    driver.find_element(By.ID, "save").click()
+    wait(driver, "const v = document.getElementById('video-result');"
+                 "return document.getElementById('video-dialog').open && v.readyState >= 3", timeout=30)
+    time.sleep(0.5)
+    shot(f"v2-review-{width}.png")
+    driver.execute_script("document.getElementById('video-dialog').close()")
+    driver.get(BASE + "/gallery")
+    wait(driver, "return document.getElementById('gallery-summary').textContent !== 'Loading…' &&"
+                 " [...document.querySelectorAll('#grid img')].every(i => i.complete)")
+    time.sleep(0.5)
+    shot(f"v2-gallery-{width}.png")
+    driver.get(BASE + "/compose")
+    wait(driver, "return document.getElementById('transition').options.length > 0 &&"
+                 " document.querySelectorAll('#clip-list .clip').length > 0 &&"
+                 " [...document.querySelectorAll('#clip-list img')].every(i => i.complete)")
+    driver.execute_script("for (const b of [...document.querySelectorAll('#clip-list button.add')].slice(0, 3)) b.click();")
+    # The composition's preview renders and loads before the picture is taken and the
+    # page left (leaving with it half-loaded hung the next page's load for 30 s).
+    wait(driver, "const p = document.getElementById('preview').dataset.state;"
+                 " return (p === 'ready' && document.getElementById('preview-video').readyState >= 2) || p === 'failed'",
+         timeout=60)
+    time.sleep(0.5)
+    if mobile:
+        # The whole page, as a phone would scroll through it.
+        tall = driver.execute_script("return Math.max(document.documentElement.scrollHeight, innerHeight)")
+        size(driver, width, min(int(tall), 3000), True)
+        time.sleep(0.3)
+    shot(f"v2-compose-{width}.png")
+    return driver.execute_script("return document.documentElement.scrollWidth - innerWidth")
 
 
 def report(result, drivers):
     """Prints `result` as one JSON line, with the severe console errors of every page in it."""
-    result["consoleErrors"] = [e["message"] for d in drivers for e in d.get_log("browser") if e.get("level") == "SEVERE"]
+    result["consoleErrors"] = result.pop("widthErrors", []) + [
+        e["message"] for d in drivers for e in d.get_log("browser") if e.get("level") == "SEVERE"]
     print(json.dumps(result))
 
 
@@ -684,7 +686,8 @@ def main():
     scenario, BASE = sys.argv[1], sys.argv[2].rstrip("/")
     rest = sys.argv[3:]
     two = scenario in ("twotabs", "steal", "limit")
-    drivers = [browser(1366, 900)] + ([browser(1366, 900)] if two else [])
+    # The screenshots open a browser for each width themselves.
+    drivers = [] if scenario == "screens" else [browser(1366, 900)] + ([browser(1366, 900)] if two else [])
     try:
         if scenario == "zoom":
             result = zoom(drivers[0])
@@ -717,7 +720,7 @@ def main():
         elif scenario == "meter":
             result = meter(drivers[0])
         elif scenario == "screens":
-            result = screens(drivers[0], rest[0])
+            result = screens(rest[0])
         else:
             raise SystemExit(f"studio2.py: unknown scenario '{scenario}'")
         report(result, drivers)
