@@ -14,9 +14,7 @@ enum ConnectionOptions {
         "portrait": .portrait, "portrait-upside-down": .portraitUpsideDown, "landscape-left": .landscapeLeft,
         "landscape-right": .landscapeRight,
     ]
-    static let modeNames: [String: CaptureVideoStabilizationMode] = [
-        "off": .off, "standard": .standard, "cinematic": .cinematic, "auto": .auto,
-    ]
+    static let modeNames = Dictionary(uniqueKeysWithValues: CaptureVideoStabilizationMode.allCases.map { ($0.name, $0) })
 
     /// `--orientation` for the studio: nil for none, a fixed way up, or iio-sensor-proxy's
     /// accelerometer for `auto` (read at each photo and each new video; says on stderr when

@@ -16,6 +16,16 @@ public enum CaptureVideoStabilizationMode: Int, Sendable, Hashable, CaseIterable
     /// The mode `auto` resolves to, and the others as themselves.
     var resolved: CaptureVideoStabilizationMode { self == .auto ? .standard : self }
 
+    /// The mode's name as `reel record --stabilization` and the studio spell it.
+    public var name: String {
+        switch self {
+        case .off: "off"
+        case .standard: "standard"
+        case .cinematic: "cinematic"
+        case .auto: "auto"
+        }
+    }
+
     /// How many frames a picture waits for the frames after it before it is delivered.
     public var latencyFrames: Int {
         switch resolved {

@@ -152,7 +152,7 @@ final class DeviceControlPanel: @unchecked Sendable {
         let chosen = stabilization.chosenMode, active = stabilization.active
         guard stabilization.isSupported else {
             return .init(id: "stabilization", label: "Stabilization", supported: false, reason: noStabilizationReason(device),
-                         value: chosen == .off ? 0 : 1, active: RecordingStabilization.name(of: active))
+                         value: chosen == .off ? 0 : 1, active: active.name)
         }
         let note = switch (chosen != .off, active != .off) {
         case (true, false): "On from the next recording; this one goes on unsteadied"
@@ -160,7 +160,7 @@ final class DeviceControlPanel: @unchecked Sendable {
         default: "Steadies what is recorded (a 10 % crop); the preview shows the camera as it moves"
         }
         return .init(id: "stabilization", label: "Stabilization", supported: true, value: chosen == .off ? 0 : 1,
-                     note: note, active: RecordingStabilization.name(of: active))
+                     note: note, active: active.name)
     }
 
     static func noFocusReason(_ device: CaptureDevice) -> String {

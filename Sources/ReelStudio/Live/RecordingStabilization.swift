@@ -55,14 +55,4 @@ final class RecordingStabilization: @unchecked Sendable {
 
     /// Whether the camera's format lets the recordings be steadied (`isVideoStabilizationSupported`).
     var isSupported: Bool { connections.first?.isVideoStabilizationSupported ?? false }
-
-    /// A mode's name as `reel record --stabilization` spells it.
-    static func name(of mode: CaptureVideoStabilizationMode) -> String {
-        switch mode {
-        case .off: "off"
-        case .standard: "standard"
-        case .cinematic: "cinematic"
-        case .auto: "auto"
-        }
-    }
 }
