@@ -200,14 +200,7 @@ struct ChunkJob: Codable, Sendable {
             guard let path = source.spec else { throw ReelError(.invalidData, "has no spec", subject: "job.json source") }
             let url = URL(fileURLWithPath: path)
             let spec = try CompositionSpec(contentsOf: url)
-            if let index = spec.clips.firstIndex(where: { $0.stabilize != nil }) {
-                throw ReelError(.unsupported, "a chunked export cannot steady clips yet: steady the file with reel stabilize first",
-                                subject: "\(url.path): clips[\(index)].stabilize")
-            }
-            if let index = spec.clips.firstIndex(where: { $0.reverse == true }) {
-                throw ReelError(.unsupported, "a chunked export cannot reverse clips yet: compose without chunks",
-                                subject: "\(url.path): clips[\(index)].reverse")
-            }
+            try SpecRenderLimits.check(spec, at: url, for: "a chunked export")
             let built: BuiltComposition
             do {
                 built = try spec.build(relativeTo: url.deletingLastPathComponent())

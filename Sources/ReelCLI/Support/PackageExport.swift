@@ -70,6 +70,7 @@ enum PackageExport {
         }
         if source.pathExtension.lowercased() == "json" {
             let description = try CompositionSpec(contentsOf: source)
+            try SpecRenderLimits.check(description, at: source, for: "a package")
             let built: BuiltComposition
             do {
                 built = try description.build(relativeTo: source.deletingLastPathComponent())
