@@ -80,6 +80,70 @@ import Testing
         #expect(samples.map(\.presentationTime.value) == [15424, 16448])
     }
 
+    /// An encoder that takes most of a second to open (a busy machine): the pictures that
+    /// waited are written, and so is all their sound. Half a second of it was kept before,
+    /// and the recording's sound started up to two AAC frames after its first picture
+    /// (RecoveredRecordingSyncTests saw 42.7 ms at load 30).
+    @Test func aSlowOpeningKeepsTheSoundOfEveryPictureThatWaited() throws {
+        var machine = Machine()
+        let began = machine.beginOpening()
+        #expect(began)
+        // 0.9 s: 27 pictures and 43 runs of sound, interleaved as they come.
+        var nextSound: Int64 = 0
+        for index in 0..<27 {
+            _ = machine.video(try Self.picture(Int64(index)))
+            while nextSound < Int64(index + 1) * 1600 {
+                let kept = machine.audio(try Self.sound(nextSound))
+                #expect(kept.isDrop)
+                nextSound += 1024
+            }
+        }
+        let stop = machine.opened("file", hasAudio: true, limit: .invalid)
+        #expect(stop == nil)
+        guard case .write(_, let pictures, let startAt, _, _, _) = machine.video(try Self.picture(27)) else {
+            Issue.record("not written")
+            return
+        }
+        #expect(pictures.count == 28 && startAt == .zero)
+        _ = machine.videoWritten(error: nil)
+        guard case .write(_, let samples) = machine.audio(try Self.sound(nextSound)) else {
+            Issue.record("the sound is not written")
+            return
+        }
+        #expect(samples.first?.presentationTime == .zero, "the sound starts at \(samples.first?.presentationTime.seconds ?? -1) s")
+        #expect(samples.count == Int(nextSound / 1024) + 1)
+        // Sound from before the oldest waiting picture is still let go.
+        var late = Machine()
+        let lateBegan = late.beginOpening()
+        #expect(lateBegan)
+        for run in 0..<10 { _ = late.audio(try Self.sound(Int64(run) * 1024)) }
+        _ = late.video(try Self.picture(6)) // 0.2 s: sample 9600, inside the tenth run
+        _ = late.audio(try Self.sound(10240))
+        let lateStop = late.opened("file", hasAudio: true, limit: .invalid)
+        #expect(lateStop == nil)
+        _ = late.video(try Self.picture(7))
+        _ = late.videoWritten(error: nil)
+        guard case .write(_, let kept) = late.audio(try Self.sound(11264)) else {
+            Issue.record("the sound is not written")
+            return
+        }
+        #expect(kept.map(\.presentationTime.value) == [9216, 10240, 11264])
+        // A starved camera: 2.5 s of sound reach the output before the first picture (t = 0).
+        var starved = Machine()
+        let starvedBegan = starved.beginOpening()
+        #expect(starvedBegan)
+        for run in 0..<118 { _ = starved.audio(try Self.sound(Int64(run) * 1024)) }
+        let starvedStop = starved.opened("file", hasAudio: true, limit: .invalid)
+        #expect(starvedStop == nil)
+        _ = starved.video(try Self.picture(0))
+        _ = starved.videoWritten(error: nil)
+        guard case .write(_, let all) = starved.audio(try Self.sound(118 * 1024)) else {
+            Issue.record("the sound is not written")
+            return
+        }
+        #expect(all.first?.presentationTime == .zero && all.count == 119, "\(all.count) runs from \(all.first?.presentationTime.seconds ?? -1) s")
+    }
+
     /// Sound that comes after the first picture but ends before it (a microphone behind the
     /// camera) is left out: written, it would be laid from the start, late by its offset.
     @Test func soundThatEndsBeforeTheFirstPictureIsLeftOutEvenWhenItComesLate() throws {

@@ -55,7 +55,7 @@ struct RecordingStateMachine<Sink> {
     }
 
     enum State {
-        /// No recording; the last half second of sound is kept for the next one's first picture.
+        /// No recording; the last seconds of sound are kept for the next one's first picture.
         case idle(early: [SampleBuffer], last: Summary?)
         /// `startRecording` is opening the writer; `stop` is a stop asked meanwhile.
         case opening(pictures: [SampleBuffer], early: [SampleBuffer], stop: MovieFileOutput.StopReason?)
@@ -99,8 +99,9 @@ struct RecordingStateMachine<Sink> {
 
     /// At most two seconds of pictures wait for an encoder to open.
     static var openingLimit: Int { 60 }
-    /// About half a second of 1024-sample sound.
-    static var earlyLimit: Int { 24 }
+    /// The most sound kept for the first picture: 4.3 s of 1024-sample runs, the sound of
+    /// ``openingLimit`` pictures down to 15 frames a second (800 KB of mono floats).
+    static var earlyLimit: Int { 200 }
 
     private(set) var state = State.idle(early: [], last: nil)
 
@@ -219,13 +220,13 @@ struct RecordingStateMachine<Sink> {
             state = .idle(early: early, last: last)
             return .drop
         case .opening(let pictures, var early, let stop):
-            Self.remember(sample, in: &early)
+            Self.remember(sample, in: &early, from: pictures.first?.presentationTime)
             state = .opening(pictures: pictures, early: early, stop: stop)
             return .drop
         case .recording(var recording):
             guard recording.hasAudio else { return .drop }
             guard recording.start.isNumeric else {
-                Self.remember(sample, in: &recording.early)
+                Self.remember(sample, in: &recording.early, from: recording.waiting.first?.presentationTime)
                 state = .recording(recording)
                 return .drop
             }
@@ -345,9 +346,17 @@ struct RecordingStateMachine<Sink> {
         }
     }
 
-    private static func remember(_ sample: SampleBuffer, in early: inout [SampleBuffer]) {
+    /// Keeps `sample` for the first picture, up to ``earlyLimit`` runs, from the oldest
+    /// picture waiting for the encoder (`from`) when one does. On a busy machine the encoder
+    /// takes over half a second to open and the first picture can reach the output seconds
+    /// after its sound; half a second of sound was kept before, and the recording's sound
+    /// started up to 2 s after its picture.
+    private static func remember(_ sample: SampleBuffer, in early: inout [SampleBuffer], from oldest: MediaTime? = nil) {
         early.append(sample)
-        if early.count > earlyLimit { early.removeFirst() }
+        if let oldest, oldest.isNumeric, let stale = early.firstIndex(where: { $0.timeRange.end > oldest }), stale > 0 {
+            early.removeFirst(stale)
+        }
+        if early.count > earlyLimit { early.removeFirst(early.count - earlyLimit) }
     }
 
     /// The runs of sound that start before `end` (all when `end` is invalid). A run across
