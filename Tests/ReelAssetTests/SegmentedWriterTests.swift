@@ -130,6 +130,13 @@ import Testing
             try (received[0].0 + segment.0).write(to: part)
             let parts = try videoPackets(part)
             #expect(parts.count == 30 && parts.first?.key == true && parts.first?.time == Double(index))
+            // As an asset, the part is the second it holds, however FFmpeg's header reads
+            // (a fragment's end time as its duration: 1 s at 1 s read as 2 s long).
+            let asset = try Asset(url: part)
+            let range = try #require(asset.tracks(withMediaType: .video).first).timeRange
+            #expect(range.start == MediaTime(value: Int64(index), timescale: 1) && range.duration == MediaTime(value: 1, timescale: 1),
+                    "segment \(index): \(range.start.seconds) s + \(range.duration.seconds) s")
+            #expect(abs(asset.duration.seconds - Double(index + 1)) < 0.03, "segment \(index) ends at \(asset.duration.seconds) s")
         }
     }
 

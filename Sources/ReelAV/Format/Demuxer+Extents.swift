@@ -60,7 +60,8 @@ extension Demuxer {
             first[index] = min(first[index] ?? shown, shown)
             end[index] = max(end[index] ?? last, last)
         }
-        let stored = formatName.hasPrefix("mov,")
+        // (Not in a movie starting after zero, whose header gives an end time as a duration.)
+        let stored = formatName.hasPrefix("mov,") && !startsAfterZero
         for index in streams.indices where !undated[index].isEmpty {
             let sorted = timestamps[index].sorted()
             let intervals = zip(sorted.dropFirst(), sorted).map { $0 - $1 }.filter { $0 > 0 }.sorted()
@@ -96,15 +97,35 @@ extension Demuxer {
         return overflow ? nil : end
     }
 
+    /// Whether the header's lengths cannot be trusted because the file is an MP4 or
+    /// QuickTime movie whose audio or video starts well after zero: a fragmented file cut
+    /// from a longer one (an HLS or DASH media segment after its initialization segment).
+    /// FFmpeg gives such a track's end time (the last fragment's decode end) as its
+    /// duration, so a 4 s segment at 8 s reads as 12 s long, and the container's duration
+    /// likewise. Ordinary movies start at zero (or within AAC priming of it).
+    package var startsAfterZero: Bool {
+        guard formatName.hasPrefix("mov,") else { return false }
+        let late = MediaTime(value: 1, timescale: 10)
+        return streams.contains {
+            ($0.mediaType == .video || $0.mediaType == .audio) && $0.startTime.isNumeric && $0.startTime > late
+        }
+    }
+
     /// The streams as their packets describe them, for a file whose header does not say
     /// (``lacksDuration``): `startTime`, `duration` and `frameCount` filled in from
-    /// ``packetExtents()`` wherever the header left them out.
+    /// ``packetExtents()`` wherever the header left them out, or, when `replacing` (a header
+    /// that cannot be trusted, ``startsAfterZero``), taken from the packets throughout.
+    /// - Parameter replacing: Whether the packets' start and length replace the header's.
     /// - Throws: ``ReelError`` for a read error partway (a damaged file), about the path.
-    package func streamsMeasuredFromPackets() throws(ReelError) -> [StreamInfo] {
+    package func streamsMeasuredFromPackets(replacing: Bool = false) throws(ReelError) -> [StreamInfo] {
         let extents = try packetExtents()
         return streams.map { stream in
             var measured = stream
             guard extents.indices.contains(stream.index), let extent = extents[stream.index] else { return measured }
+            if replacing {
+                measured.startTime = extent.start
+                measured.duration = .invalid
+            }
             if !measured.startTime.isNumeric { measured.startTime = extent.start }
             if !measured.duration.isNumeric {
                 let length = extent.end - measured.startTime

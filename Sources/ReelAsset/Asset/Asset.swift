@@ -75,10 +75,14 @@ public final class Asset: Sendable {
                                 subject: path)
             }
         }
-        let containerDuration = demuxer.duration
         // A header without a duration (a browser's WebM, Matroska written to a pipe): the
         // packets say how long each stream lasts, so every reader of the asset sees it whole.
-        let streams = demuxer.lacksDuration ? try demuxer.streamsMeasuredFromPackets() : demuxer.streams
+        // A movie starting after zero (an HLS or DASH segment) has lengths FFmpeg gives as
+        // end times: the packets say those too, and the tracks' end is the asset's.
+        let untrusted = demuxer.startsAfterZero
+        let containerDuration = untrusted ? MediaTime.invalid : demuxer.duration
+        let streams = untrusted ? try demuxer.streamsMeasuredFromPackets(replacing: true)
+            : demuxer.lacksDuration ? try demuxer.streamsMeasuredFromPackets() : demuxer.streams
         var tracks: [AssetTrack] = []
         var usedIDs = Set<Int>()
         for stream in streams {
