@@ -81,15 +81,12 @@ package final class AudioFilterGraph {
     /// What the graph has ready with the metadata filters attached to it (`ebur128`'s
     /// `lavfi.r128.I`…), or nil when it needs more input (or is drained).
     package func pullWithMetadata() throws(ReelError) -> (audio: AudioBuffer, metadata: [String: String])? {
-        output.reset()
-        let result = library.sinkGetFrame(sink, output.pointer)
-        if result == FFmpeg.again || result == FFmpeg.endOfFile { return nil }
-        try FFmpeg.check(result, "av_buffersink_get_frame")
-        guard let audio = try output.audioBuffer() else { return nil }
+        guard let audio = try pull() else { return nil }
         return (audio, Demuxer.dictionary(output.pointer.pointee.metadata))
     }
 
-    /// What the graph has ready, or nil when it needs more input (or is drained).
+    /// What the graph has ready, or nil when it needs more input (or is drained). The frame
+    /// stays in `output` (its metadata too) until the next pull.
     package func pull() throws(ReelError) -> AudioBuffer? {
         output.reset()
         let result = library.sinkGetFrame(sink, output.pointer)
