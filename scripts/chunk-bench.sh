@@ -17,7 +17,9 @@
 # Usage: scripts/chunk-bench.sh REEL REEL-SYNC-METER
 # Environment: CHUNK_BENCH_MINUTES (10), CHUNK_BENCH_SIZE (640x360), CHUNK_BENCH_CHUNKS (8,
 # for both --jobs 2 and Slurm), CHUNK_BENCH_RUNS (1: how many times --jobs 2 and Slurm run,
-# alternated; the median is reported), CHUNK_BENCH_KEEP=1 keeps the work folder.
+# alternated; the median is reported), CHUNK_BENCH_KEEP=1 keeps the work folder,
+# CHUNK_BENCH_PAIRS_ONLY=1 runs only the --jobs 2 / Slurm pairs (no single or smart render,
+# so no PSNR or sync against the single render: frames and wall ratios only).
 # Slurm needs root, munge and Slurm's daemons (make deps); without them the Slurm rows are skipped.
 set -euo pipefail
 reel=$(realpath -m "${1:?reel binary}"); meter=$(realpath -m "${2:?reel-sync-meter binary}")
@@ -26,6 +28,7 @@ minutes=${CHUNK_BENCH_MINUTES:-10}
 size=${CHUNK_BENCH_SIZE:-640x360}
 chunks=${CHUNK_BENCH_CHUNKS:-8}
 runs=${CHUNK_BENCH_RUNS:-1}
+pairs_only=${CHUNK_BENCH_PAIRS_ONLY:-0}
 [[ $minutes =~ ^[0-9]+$ && $minutes -ge 1 ]] || { echo "chunk-bench: CHUNK_BENCH_MINUTES wants a whole number of minutes, not '$minutes'" >&2; exit 1; }
 [[ $size =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "chunk-bench: CHUNK_BENCH_SIZE wants WIDTHxHEIGHT, not '$size'" >&2; exit 1; }
 width=${BASH_REMATCH[1]}; height=${BASH_REMATCH[2]}
@@ -156,7 +159,7 @@ render() { # NAME reel-arguments…
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-render single --no-smart
+[[ $pairs_only == 1 ]] || render single --no-smart
 jobs_walls=""; slurm_walls=""
 for run in $(seq "$runs"); do
   render "jobs2-$run" --no-smart --jobs 2 --chunks "$chunks" --job-dir "$work/jobs2-$run-job"
@@ -164,8 +167,24 @@ for run in $(seq "$runs"); do
   if [[ $slurm_ok == 1 ]]; then
     render "slurm-$run" --no-smart --slurm --chunks "$chunks" --job-dir "$work/slurm-$run-job"
     slurm_walls+="${wall[slurm-$run]}"$'\n'
+    printf 'chunk-bench: pair %d: --slurm / --jobs 2 %.3f (%.1f s against %.1f s; load %s and %s)\n' "$run" \
+      "$(echo "${wall[slurm-$run]} / ${wall[jobs2-$run]}" | bc -l)" "${wall[slurm-$run]}" "${wall[jobs2-$run]}" "${loads[slurm-$run]}" "${loads[jobs2-$run]}"
   fi
 done
+if [[ $pairs_only == 1 ]]; then
+  frames() { ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=nb_read_frames -of csv=p=0 "$1"; }
+  for run in $(seq "$runs"); do
+    for name in "jobs2-$run" "slurm-$run"; do
+      [[ -f $work/$name.mp4 ]] && printf '%-12s frames %s\n' "$name" "$(frames "$work/$name.mp4")"
+    done
+  done
+  if [[ $slurm_ok == 1 ]]; then
+    jobs_median=$(echo -n "$jobs_walls" | median); slurm_median=$(echo -n "$slurm_walls" | median)
+    printf 'ratio --slurm / --jobs 2      %5.2f  (%.1f s against %.1f s, medians of %d alternated pairs)\n' \
+      "$(echo "$slurm_median / $jobs_median" | bc -l)" "$slurm_median" "$jobs_median" "$runs"
+  fi
+  exit 0
+fi
 render smart --explain
 render smart-jobs2 --jobs 2 --chunks "$chunks" --job-dir "$work/smart-jobs2-job" --explain
 
