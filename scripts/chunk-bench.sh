@@ -157,6 +157,32 @@ render() { # NAME reel-arguments…
   loads[$name]="$before-$(load)"
   printf 'chunk-bench: %-12s %8.1f s wall, %8.1f CPU-s here (load %s)\n' "$name" "${wall[$name]}" "${cpu[$name]}" "${loads[$name]}"
 }
+# Where a chunked run's wall time went, from its state files (each part's `done SECONDS`
+# line is written when the part ends) and the run's own start and end: the start to the
+# first part, the last part to the output, and the hand-overs between parts. These do not
+# depend on the CPU share the parts got; the wall ratio does (on a loaded machine with the
+# kernel's autogroup scheduling, each Slurm task is a session of its own and gets a share of
+# its own, while --jobs 2's processes share one).
+timeline() { # NAME
+  python3 - "$work/$1.time" "$work/$1-job/state" "$1" <<'EOF'
+import glob, os, sys
+timing, state, name = sys.argv[1:4]
+wall = float(open(timing).read().split()[0]); end = os.path.getmtime(timing); start = end - wall
+parts = {}
+for path in glob.glob(f"{state}/*"):
+    words = open(path).read().split()
+    if os.path.basename(path)[0] != "." and words and words[0] == "done":
+        parts[os.path.basename(path)] = (os.path.getmtime(path) - float(words[1]), os.path.getmtime(path))
+renders = sorted(v for k, v in parts.items() if k != "join")
+if not renders: sys.exit(0)
+last = max(e for _, e in renders)
+gaps = [s - max(e for _, e in renders[:i] if e <= s + 0.001) for i, (s, _) in enumerate(renders) if i >= 2 and any(e <= s + 0.001 for _, e in renders[:i])]
+sound = parts.get("sound")
+print(f"chunk-bench: {name:<8} start to the first part {renders[0][0] - start:.2f} s; the last part to the output {end - last:.2f} s"
+      + (f" (the join {parts['join'][1] - parts['join'][0]:.2f} s of it, done by a worker)" if "join" in parts else " (the join in the waiting reel)")
+      + f"; {len(gaps)} hand-overs {sum(gaps):.2f} s" + (f"; the sound {sound[1] - sound[0]:.1f} s" if sound else ""))
+EOF
+}
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 [[ $pairs_only == 1 ]] || render single --no-smart
@@ -169,6 +195,7 @@ for run in $(seq "$runs"); do
     slurm_walls+="${wall[slurm-$run]}"$'\n'
     printf 'chunk-bench: pair %d: --slurm / --jobs 2 %.3f (%.1f s against %.1f s; load %s and %s)\n' "$run" \
       "$(echo "${wall[slurm-$run]} / ${wall[jobs2-$run]}" | bc -l)" "${wall[slurm-$run]}" "${wall[jobs2-$run]}" "${loads[slurm-$run]}" "${loads[jobs2-$run]}"
+    timeline "jobs2-$run"; timeline "slurm-$run"
   fi
 done
 if [[ $pairs_only == 1 ]]; then
