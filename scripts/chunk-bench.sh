@@ -17,7 +17,9 @@
 # Usage: scripts/chunk-bench.sh REEL REEL-SYNC-METER
 # Environment: CHUNK_BENCH_MINUTES (10), CHUNK_BENCH_SIZE (640x360), CHUNK_BENCH_CHUNKS (8,
 # for both --jobs 2 and Slurm), CHUNK_BENCH_RUNS (1: how many times --jobs 2 and Slurm run,
-# alternated; the median is reported), CHUNK_BENCH_KEEP=1 keeps the work folder.
+# alternated; the median is reported), CHUNK_BENCH_KEEP=1 keeps the work folder,
+# CHUNK_BENCH_PAIRS_ONLY=1 runs only the --jobs 2 / Slurm pairs (no single or smart render,
+# so no PSNR or sync against the single render: frames and wall ratios only).
 # Slurm needs root, munge and Slurm's daemons (make deps); without them the Slurm rows are skipped.
 set -euo pipefail
 reel=$(realpath -m "${1:?reel binary}"); meter=$(realpath -m "${2:?reel-sync-meter binary}")
@@ -26,6 +28,7 @@ minutes=${CHUNK_BENCH_MINUTES:-10}
 size=${CHUNK_BENCH_SIZE:-640x360}
 chunks=${CHUNK_BENCH_CHUNKS:-8}
 runs=${CHUNK_BENCH_RUNS:-1}
+pairs_only=${CHUNK_BENCH_PAIRS_ONLY:-0}
 [[ $minutes =~ ^[0-9]+$ && $minutes -ge 1 ]] || { echo "chunk-bench: CHUNK_BENCH_MINUTES wants a whole number of minutes, not '$minutes'" >&2; exit 1; }
 [[ $size =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "chunk-bench: CHUNK_BENCH_SIZE wants WIDTHxHEIGHT, not '$size'" >&2; exit 1; }
 width=${BASH_REMATCH[1]}; height=${BASH_REMATCH[2]}
@@ -154,9 +157,35 @@ render() { # NAME reel-arguments…
   loads[$name]="$before-$(load)"
   printf 'chunk-bench: %-12s %8.1f s wall, %8.1f CPU-s here (load %s)\n' "$name" "${wall[$name]}" "${cpu[$name]}" "${loads[$name]}"
 }
+# Where a chunked run's wall time went, from its state files (each part's `done SECONDS`
+# line is written when the part ends) and the run's own start and end: the start to the
+# first part, the last part to the output, and the hand-overs between parts. These do not
+# depend on the CPU share the parts got; the wall ratio does (on a loaded machine with the
+# kernel's autogroup scheduling, each Slurm task is a session of its own and gets a share of
+# its own, while --jobs 2's processes share one).
+timeline() { # NAME
+  python3 - "$work/$1.time" "$work/$1-job/state" "$1" <<'EOF'
+import glob, os, sys
+timing, state, name = sys.argv[1:4]
+wall = float(open(timing).read().split()[0]); end = os.path.getmtime(timing); start = end - wall
+parts = {}
+for path in glob.glob(f"{state}/*"):
+    words = open(path).read().split()
+    if os.path.basename(path)[0] != "." and words and words[0] == "done":
+        parts[os.path.basename(path)] = (os.path.getmtime(path) - float(words[1]), os.path.getmtime(path))
+renders = sorted(v for k, v in parts.items() if k != "join")
+if not renders: sys.exit(0)
+last = max(e for _, e in renders)
+gaps = [s - max(e for _, e in renders[:i] if e <= s + 0.001) for i, (s, _) in enumerate(renders) if i >= 2 and any(e <= s + 0.001 for _, e in renders[:i])]
+sound = parts.get("sound")
+print(f"chunk-bench: {name:<8} start to the first part {renders[0][0] - start:.2f} s; the last part to the output {end - last:.2f} s"
+      + (f" (the join {parts['join'][1] - parts['join'][0]:.2f} s of it, done by a worker)" if "join" in parts else " (the join in the waiting reel)")
+      + f"; {len(gaps)} hand-overs {sum(gaps):.2f} s" + (f"; the sound {sound[1] - sound[0]:.1f} s" if sound else ""))
+EOF
+}
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-render single --no-smart
+[[ $pairs_only == 1 ]] || render single --no-smart
 jobs_walls=""; slurm_walls=""
 for run in $(seq "$runs"); do
   render "jobs2-$run" --no-smart --jobs 2 --chunks "$chunks" --job-dir "$work/jobs2-$run-job"
@@ -164,8 +193,25 @@ for run in $(seq "$runs"); do
   if [[ $slurm_ok == 1 ]]; then
     render "slurm-$run" --no-smart --slurm --chunks "$chunks" --job-dir "$work/slurm-$run-job"
     slurm_walls+="${wall[slurm-$run]}"$'\n'
+    printf 'chunk-bench: pair %d: --slurm / --jobs 2 %.3f (%.1f s against %.1f s; load %s and %s)\n' "$run" \
+      "$(echo "${wall[slurm-$run]} / ${wall[jobs2-$run]}" | bc -l)" "${wall[slurm-$run]}" "${wall[jobs2-$run]}" "${loads[slurm-$run]}" "${loads[jobs2-$run]}"
+    timeline "jobs2-$run"; timeline "slurm-$run"
   fi
 done
+if [[ $pairs_only == 1 ]]; then
+  frames() { ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=nb_read_frames -of csv=p=0 "$1"; }
+  for run in $(seq "$runs"); do
+    for name in "jobs2-$run" "slurm-$run"; do
+      [[ -f $work/$name.mp4 ]] && printf '%-12s frames %s\n' "$name" "$(frames "$work/$name.mp4")"
+    done
+  done
+  if [[ $slurm_ok == 1 ]]; then
+    jobs_median=$(echo -n "$jobs_walls" | median); slurm_median=$(echo -n "$slurm_walls" | median)
+    printf 'ratio --slurm / --jobs 2      %5.2f  (%.1f s against %.1f s, medians of %d alternated pairs)\n' \
+      "$(echo "$slurm_median / $jobs_median" | bc -l)" "$slurm_median" "$jobs_median" "$runs"
+  fi
+  exit 0
+fi
 render smart --explain
 render smart-jobs2 --jobs 2 --chunks "$chunks" --job-dir "$work/smart-jobs2-job" --explain
 

@@ -12,11 +12,11 @@ public enum ReelCLI {
         ProbeCommand(), ThumbnailCommand(), ContactSheetCommand(), TranscodeCommand(), FiltersCommand(), FilterCommand(), StabilizeCommand(),
         MergeCommand(), ComposeCommand(), TimelineCommand(), ExportCommand(), SpeedCommand(), DemoCommand(),
         DevicesCommand(), RecordCommand(), PhotoCommand(), ShootCommand(), StudioCommand(), RecoverCommand(), PlayCommand(),
-        PlanCommand(), JobsCommand(), RenderChunkCommand(), RenderSoundCommand(), JoinCommand(), JobFailedCommand(), BatchCommand(), BatchItemCommand(),
+        PlanCommand(), JobsCommand(), RenderChunkCommand(), RenderSoundCommand(), JoinCommand(), ChunkWorkerCommand(), JobFailedCommand(), BatchCommand(), BatchItemCommand(),
     ]
 
     /// The parts of a chunked export's work that `--jobs` and Slurm tasks run: not listed in the overview.
-    static let hiddenCommands: Set<String> = ["render-chunk", "render-sound", "join", "job-failed", "batch-item"]
+    static let hiddenCommands: Set<String> = ["render-chunk", "render-sound", "join", "chunk-worker", "job-failed", "batch-item"]
 
     /// Runs `reel` with `arguments` (without the program name) and returns the exit status.
     public static func main(_ arguments: [String]) async -> Int32 {

@@ -94,6 +94,16 @@ import Testing
             let line = try String(contentsOf: folder.appendingPathComponent(String(format: "state/chunk-%04d", index)), encoding: .utf8)
             #expect(line.hasPrefix("done") && line.contains(cluster.nodeName), "\(line)")
         }
+        // One worker a CPU (the node has 2), each part claimed once, and a worker joined: the
+        // join job, if it started at all before it was cancelled, found the file there.
+        let slurm = folder.appendingPathComponent("slurm")
+        let logs = try FileManager.default.contentsOfDirectory(atPath: slurm.path).filter { $0.hasPrefix("worker-") }.sorted()
+        #expect(logs == ["worker-0.out", "worker-1.out"], "\(logs)")
+        let claims = try FileManager.default.contentsOfDirectory(atPath: slurm.appendingPathComponent("claims").path).sorted()
+        #expect(claims == ["chunk-0000", "chunk-0001", "chunk-0002", "join", "sound"], "\(claims)")
+        if let joinLog = try? String(contentsOf: slurm.appendingPathComponent("join.out"), encoding: .utf8) {
+            #expect(joinLog.contains("already joined"), "\(joinLog)")
+        }
     }
 
     @Test(.enabled(if: SlurmCluster.available, "\(SlurmCluster.missing)"))

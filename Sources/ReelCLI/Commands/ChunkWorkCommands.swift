@@ -88,13 +88,19 @@ struct JoinCommand: Command {
     let spec = CommandSpec(
         name: "join",
         abstract: "Join a planned job's rendered chunks and sound by stream copy.",
-        usage: "JOB/ [--attempt N]",
+        usage: "JOB/ [--attempt N] [--if-needed]",
         positionals: 1...1,
-        options: [.value("attempt", "N", help: "Which try this is, for reel jobs (1 by default).")])
+        options: [.value("attempt", "N", help: "Which try this is, for reel jobs (1 by default)."),
+                  .flag("if-needed", help: "Do nothing when the join is recorded done and the output is there (Slurm's join job, after a worker joined).")])
 
     func run(_ arguments: ParsedArguments, console: Console) async throws -> Int32 {
         let attempt = try arguments.int("attempt", in: 1...1000) ?? 1
         let (job, folder) = try ChunkWork.job(arguments)
+        if arguments.flag("if-needed"), case .done = ChunkJobState(job: folder).read("join"),
+           FileManager.default.fileExists(atPath: job.output) {
+            console.print("\(job.output): already joined")
+            return 0
+        }
         try await ChunkWork.recorded("join", folder: folder, attempt: attempt) {
             try ChunkWork.joinNow(job, folder: folder)
         }

@@ -1,24 +1,31 @@
 import Foundation
 import ReelCore
 
-/// `--slurm`: a planned job submitted to Slurm with `sbatch`, as four submissions:
+/// `--slurm`: a planned job submitted to Slurm with `sbatch`, as three submissions:
 ///
-/// - the chunks, one job array (`--array=0-N`, longest first), each task retrying inside
-///   its script (a task requeued by hand after failing would leave an `afterok` join stuck
-///   forever) and never retrying a usage error (exit 1);
-/// - the sound, one job;
-/// - the join, after both (`--dependency=afterok:…`, `--kill-on-invalid-dep=yes`, so that a
-///   failed part cancels it instead of leaving it pending);
+/// - the workers, one job array (`--array=0-W`, one task a CPU of the cluster, at most one a
+///   part): each worker (`reel chunk-worker`) claims the parts in turn, the sound first, then
+///   the chunks longest first, runs each with three tries inside the task (a task requeued by
+///   hand after failing would leave an `afterok` join stuck forever; exit 1, a usage error, is
+///   never retried), and the last worker to finish joins;
+/// - the join job, after the array (`--dependency=afterok:…`, `--kill-on-invalid-dep=yes`, so
+///   that a failed worker cancels it instead of leaving it pending): the safety net, which
+///   joins only when no worker has (`reel join --if-needed`);
 /// - the failure job, after any of them fails (`afternotok`), which writes the one line
 ///   `reel jobs` shows.
 ///
-/// Scripts, Slurm's logs and the job IDs go in `JOB/slurm/`; `JOB/` must be on a filesystem
-/// every node sees (docs/scaling.md).
+/// Workers rather than a task a chunk: Slurm took 0.02-0.87 s to hand a freed CPU to the next
+/// array task and 0.77 s to start the join job (slurmctld's log, the 10-minute composition of
+/// scripts/chunk-bench.sh), about 3.5 s of the 5 s Slurm added to `--jobs 2`'s time.
+///
+/// Scripts, Slurm's logs, the claims and the job IDs go in `JOB/slurm/`; `JOB/` must be on a
+/// filesystem every node sees (docs/scaling.md).
 enum SlurmSubmission {
-    /// Tries each chunk, the sound and the join get before their task fails.
+    /// Tries each part gets before its worker fails.
     static let attempts = 3
 
-    /// Submits `job`'s parts and records their IDs in `JOB/slurm/ids`.
+    /// Submits `job`'s parts and records their IDs in `JOB/slurm/ids` (the array, the join,
+    /// the failure job).
     /// - Throws: ``ReelError`` with sbatch's own message when a submission is refused or
     ///   sbatch is missing.
     static func submit(_ job: ChunkJob, folder: URL, console: Console) async throws(ReelError) {
@@ -28,43 +35,50 @@ enum SlurmSubmission {
         } catch {
             throw ReelError(.io, "cannot make its slurm folder: \(ChunkJob.reason(error))", subject: folder.path)
         }
-        func script(_ name: String, _ command: String) throws(ReelError) -> String {
-            try retryingScript(name, command, in: slurm, for: folder)
-        }
         let reel = shellQuoted(job.reel), jobFolder = shellQuoted(folder.path)
-        let chunk = try script("chunk.sh", "\(reel) render-chunk \(jobFolder) \"$SLURM_ARRAY_TASK_ID\"")
-        let join = try script("join.sh", "\(reel) join \(jobFolder)")
-        let failedURL = slurm.appendingPathComponent("failed.sh")
-        do {
-            try Data("#!/bin/sh\nexec \(reel) job-failed \(jobFolder)\n".utf8).write(to: failedURL)
-            chmod(failedURL.path, 0o755)
-        } catch {
-            throw ReelError(.io, "cannot write failed.sh: \(ChunkJob.reason(error))", subject: slurm.path)
-        }
+        let worker = try plainScript("worker.sh", "exec \(reel) chunk-worker \(jobFolder) \"$SLURM_ARRAY_TASK_ID\"", in: slurm)
+        let join = try retryingScript("join.sh", "\(reel) join \(jobFolder) --if-needed", in: slurm, for: folder)
+        let failed = try plainScript("failed.sh", "exec \(reel) job-failed \(jobFolder)", in: slurm)
         let log = slurm.path
         let common = ["--parsable", "--chdir=\(folder.path)", "--ntasks=1", "--cpus-per-task=1"]
-        // The sound first: one task over the whole timeline, it may be the longest.
-        var afterOK: [String] = []
-        if job.sound != nil {
-            let sound = try script("sound.sh", "\(reel) render-sound \(jobFolder)")
-            afterOK.append(try sbatch(common + ["--job-name=reel-sound", "--requeue", "--output=\(log)/sound.out", sound]))
-        }
-        let array = try sbatch(common + ["--job-name=reel-chunks", "--requeue", "--array=0-\(job.chunks.count - 1)",
-                                         "--output=\(log)/chunk-%a.out", chunk])
-        afterOK.append(array)
+        let parts = job.chunks.count + (job.sound == nil ? 0 : 1)
+        let workers = max(1, min(parts, clusterCPUs() ?? parts))
+        let array = try sbatch(common + ["--job-name=reel-chunks", "--requeue", "--array=0-\(workers - 1)",
+                                         "--output=\(log)/worker-%a.out", worker])
         let joined = try sbatch(common + ["--job-name=reel-join", "--requeue", "--output=\(log)/join.out",
-                                          "--dependency=afterok:" + afterOK.joined(separator: ":"), "--kill-on-invalid-dep=yes", join])
-        let watched = afterOK + [joined]
+                                          "--dependency=afterok:\(array)", "--kill-on-invalid-dep=yes", join])
+        let watched = [array, joined]
         let failure = try sbatch(common + ["--job-name=reel-failed", "--output=\(log)/failed.out",
                                            "--dependency=" + watched.map { "afternotok:\($0)" }.joined(separator: "?"),
-                                           "--kill-on-invalid-dep=yes", failedURL.path])
+                                           "--kill-on-invalid-dep=yes", failed])
         let ids = (watched + [failure]).joined(separator: " ")
         do {
             try Data((ids + "\n").utf8).write(to: slurm.appendingPathComponent("ids"))
         } catch {
             throw ReelError(.io, "cannot record the job IDs: \(ChunkJob.reason(error))", subject: slurm.path)
         }
-        console.printError("reel: submitted to Slurm: chunks \(array) (\(job.chunks.count) tasks), join \(joined), on failure \(failure)")
+        console.printError("reel: submitted to Slurm: \(workers) workers \(array) (\(job.chunks.count) chunks\(job.sound == nil ? "" : " and the sound")), "
+            + "join \(joined), on failure \(failure)")
+    }
+
+    /// The CPUs of the cluster's nodes (`sinfo`'s total), or nil when sinfo cannot say.
+    static func clusterCPUs() -> Int? {
+        // %C: allocated/idle/other/total CPUs, one line a partition.
+        guard let output = try? run("sinfo", ["-h", "-o", "%C"]) else { return nil }
+        let totals = output.split(separator: "\n").compactMap { $0.split(separator: "/").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+        return totals.isEmpty ? nil : totals.max()
+    }
+
+    /// Writes `JOB/slurm/NAME`, a script of one command.
+    static func plainScript(_ name: String, _ command: String, in slurm: URL) throws(ReelError) -> String {
+        let url = slurm.appendingPathComponent(name)
+        do {
+            try Data("#!/bin/sh\n\(command)\n".utf8).write(to: url)
+            chmod(url.path, 0o755)
+        } catch {
+            throw ReelError(.io, "cannot write \(name): \(ChunkJob.reason(error))", subject: slurm.path)
+        }
+        return url.path
     }
 
     /// Writes `JOB/slurm/NAME`: `command --attempt N`, retried up to ``attempts`` times, exit 1 never.
@@ -122,13 +136,16 @@ enum SlurmSubmission {
     }
 
     /// Waits until the join has written the output (or the failure job has written its
-    /// line), calling `progress` with the frames of the chunks done so far.
+    /// line), calling `progress` with the frames of the chunks done so far. The state files
+    /// are read every 50 ms (the join is seen at most that late); the queue is asked every
+    /// second.
     /// - Throws: ``ReelError`` with the failure's line, or when every submitted job has left
     ///   the queue without a result.
     static func wait(_ job: ChunkJob, folder: URL, progress: @escaping @Sendable (Int) -> Void) async throws(ReelError) {
         try await BlockingWork.run(onCancel: {}, { () throws(ReelError) in
             let state = ChunkJobState(job: folder)
             var idleChecks = 0
+            var lastAsked = Date.distantPast
             while true {
                 let status = JobStatus(job, folder: folder)
                 progress(status.framesDone)
@@ -139,17 +156,20 @@ enum SlurmSubmission {
                     cancelLeftovers(folder)
                     return
                 }
-                // Every job gone from the queue and no result: nothing will come.
-                if let ids = submittedIDs(folder), !ids.isEmpty, (try? queued(ids))?.isEmpty == true {
-                    idleChecks += 1
-                    if idleChecks >= 3, state.failure == nil, !JobStatus(job, folder: folder).joined {
-                        throw ReelError(.io, "the Slurm jobs \(ids.joined(separator: ", ")) left the queue without a result (see \(folder.path)/slurm/*.out)",
-                                        subject: folder.path)
+                if Date().timeIntervalSince(lastAsked) >= 1 {
+                    lastAsked = Date()
+                    // Every job gone from the queue and no result: nothing will come.
+                    if let ids = submittedIDs(folder), !ids.isEmpty, (try? queued(ids))?.isEmpty == true {
+                        idleChecks += 1
+                        if idleChecks >= 3, state.failure == nil, !JobStatus(job, folder: folder).joined {
+                            throw ReelError(.io, "the Slurm jobs \(ids.joined(separator: ", ")) left the queue without a result (see \(folder.path)/slurm/*.out)",
+                                            subject: folder.path)
+                        }
+                    } else {
+                        idleChecks = 0
                     }
-                } else {
-                    idleChecks = 0
                 }
-                usleep(300_000)
+                usleep(50_000)
             }
         })
     }
@@ -161,10 +181,13 @@ enum SlurmSubmission {
         return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
     }
 
-    /// The failure job waits on failures that will not come once the join is done: cancelled.
+    /// Once a worker has joined, the join job (pending on the array) and the failure job
+    /// (pending on failures that will not come) are cancelled, the failure job first (a
+    /// cancelled join counts as failed for its `afternotok`; were it to start all the same,
+    /// `reel job-failed` writes nothing once the output is joined).
     static func cancelLeftovers(_ folder: URL) {
-        guard let failure = submittedIDs(folder)?.last else { return }
-        _ = try? run("scancel", [failure])
+        guard let ids = submittedIDs(folder), ids.count >= 3 else { return }
+        _ = try? run("scancel", [ids[2], ids[1]])
     }
 
     /// The IDs of `ids` still in the queue (pending or running).
