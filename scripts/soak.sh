@@ -7,8 +7,10 @@
 #      preset alone holds about 275 MB of look-ahead frames, as the ffmpeg CLI does too.)
 #   3. Load `reel studio` for STUDIO_SECONDS (120) with 50 preview viewers (fast, slow and
 #      stalled) and API clients (scripts/studio-load.py): no frame dropped, memory bounded.
+#   4. Record REPLAY_MINUTES (30) with a REPLAY_SECONDS (30) replay buffer: memory and the
+#      buffer's folder bounded, and a replay saved near the end checked frame by frame.
 # Usage: scripts/soak.sh [REEL_BINARY]; SOAK_PRESET (1280x720), SOAK_WARMUP (60 s) and
-# SOAK_ONLY (record, export or studio) adjust it.
+# SOAK_ONLY (record, export, studio or replay) adjust it.
 set -euo pipefail
 reel=${1:-.build/release/reel}
 minutes=${SOAK_MINUTES:-30}
@@ -95,5 +97,71 @@ if [ -z "$only" ] || [ "$only" = studio ]; then
     fi
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
+fi
+if [ -z "$only" ] || [ "$only" = replay ]; then
+    # 4. A REPLAY_MINUTES (30) recording with a REPLAY_SECONDS (30) replay buffer: the
+    #    buffer's folder stays within N + 3 segments and its bytes bounded, the resident memory
+    #    grows by less than 10 MB after the warm-up, and a replay saved (SIGUSR1) a minute
+    #    before the end holds the recording's own frames (the virtual camera's frame counter)
+    #    from N s before the signal to about a segment after it, with every flash's click in sync.
+    replay_minutes=${REPLAY_MINUTES:-30}
+    replay_seconds=${REPLAY_SECONDS:-30}
+    replay_preset=${REPLAY_PRESET:-640x480}
+    seconds=$((replay_minutes * 60))
+    mkdir -p "$work/replay"
+    out="$work/replay/main.mp4"
+    echo "soak: recording $replay_minutes min at $replay_preset with a $replay_seconds s replay buffer"
+    "$reel" record --device virtual:camera --preset "$replay_preset" --max-duration "$seconds" \
+        --replay-buffer "$replay_seconds" -o "$out" < /dev/null 2> "$work/replay.err" &
+    pid=$!
+    start=$(date +%s.%N)
+    # The recording starts once the devices are open (its file appears then): the signal's
+    # moment in the recording is measured from there.
+    recstart=""
+    for _ in $(seq 600); do
+        if [ -e "$work/replay/main.partial.mp4" ]; then recstart=$(echo "$(date +%s.%N) - $start" | bc); break; fi
+        sleep 0.05
+    done
+    # RSS and the buffer folder (files, bytes) every 10 s, beside the recording.
+    (
+        while kill -0 "$pid" 2>/dev/null; do
+            now=$(echo "$(date +%s.%N) - $start" | bc)
+            rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+            folder=$(find "$work/replay" -maxdepth 1 -name '.main.replay-*' -type d | head -1)
+            files=0; bytes=0
+            if [ -n "$folder" ]; then
+                files=$(find "$folder" -maxdepth 1 -name '*.m4s' | wc -l)
+                bytes=$(du -sb "$folder" 2>/dev/null | cut -f1)
+            fi
+            [ -n "$rss" ] && echo "$now $rss $files ${bytes:-0}" >> "$work/replay.samples"
+            sleep 10
+        done
+    ) &
+    sampler=$!
+    # The signal a minute before the end; the moments of the signal and the end, exactly.
+    sleep $((seconds - 60))
+    signalled=$(echo "$(date +%s.%N) - $start" | bc)
+    kill -USR1 "$pid"
+    echo "soak: SIGUSR1 at ${signalled} s after the start"
+    status=0
+    wait "$pid" || status=$?
+    wait "$sampler" 2>/dev/null || true
+    [ "$status" = 0 ] || { echo "soak: reel record --replay-buffer failed: $(tail -3 "$work/replay.err")"; exit 1; }
+    cp "$work/replay.samples" "${REPLAY_SAMPLES:-/dev/null}" 2>/dev/null || true
+    tail -3 "$work/replay.err" | sed 's/^/soak: /'
+    read -r base growth peak mostfiles mostbytes <<< "$(awk -v w="$warmup" '$1 >= w && !b {b = $2} $1 >= w {if ($2 > p) p = $2}
+        {if ($3 > f) f = $3; if ($4 > y) y = $4} END {print b, p - b, p, f, y}' "$work/replay.samples")"
+    echo "soak: replay run RSS after ${warmup} s ${base} kB, peak ${peak} kB, growth $((growth / 1024)) MB;" \
+        "buffer folder at most $mostfiles segments, $((mostbytes / 1024)) kB (sampled every 10 s)"
+    if [ "$growth" -ge $((10 * 1024)) ]; then echo "soak: FAIL: memory grew by $((growth / 1024)) MB"; failed=1; fi
+    if [ "$mostfiles" -gt $((replay_seconds + 3)) ]; then echo "soak: FAIL: $mostfiles segments in the buffer"; failed=1; fi
+    replay=$(find "$work/replay" -maxdepth 1 -name 'replay-*.mp4' | head -1)
+    if [ -z "$replay" ]; then
+        echo "soak: FAIL: no replay saved"; failed=1
+    else
+        # The signal's moment in the recording: from the recording's start (its file appearing).
+        python3 "$(dirname "$0")/replay-check.py" "$out" "$replay" "$replay_seconds" \
+            "$(echo "$signalled - ${recstart:-0}" | bc)" || failed=1
+    fi
 fi
 exit $failed

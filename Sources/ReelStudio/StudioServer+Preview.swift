@@ -49,3 +49,46 @@ extension StudioServer {
         }
     }
 }
+
+/// The camera page's preview with sound (``LiveSoundStream``) over HTTP:
+/// `GET /api/live/init.mp4` is the initialization segment (it starts the stream; the
+/// `X-Reel-Stream` header names the stream, `X-Reel-Type` the Media Source type);
+/// `GET /api/live/fragment?stream=G&after=N` is the next fragment after N (the newest for
+/// none), waiting up to 2 s for it: 200 with its number, start and capture time in
+/// `X-Reel-Fragment`, `X-Reel-Start` (seconds on the stream's timeline) and `X-Reel-Captured`
+/// (seconds since 1970); 204 when none came; 409 when the stream restarted.
+extension StudioServer {
+    func liveSound(_ request: HTTPRequest, route: String) -> HTTPResponse {
+        let stream = camera.soundStream
+        if route == "live/init.mp4" {
+            guard let initialization = stream.initialization(timeout: 5) else {
+                return StudioResponse.error("the camera has not delivered a picture to stream", status: 503)
+            }
+            var response = HTTPResponse.bytes(initialization.data, type: "video/mp4")
+            response.setHeader("X-Reel-Stream", String(initialization.generation))
+            response.setHeader("X-Reel-Type", initialization.type)
+            response.setHeader("Cache-Control", "no-store")
+            return response
+        }
+        guard let generation = request.query["stream"].flatMap({ Int($0) }) else {
+            return StudioResponse.error("stream=G (the X-Reel-Stream of /api/live/init.mp4) is missing or not a number", status: 400)
+        }
+        let after = request.query["after"].flatMap { Int($0) } ?? -1
+        switch stream.fragment(generation: generation, after: after, timeout: 2) {
+        case .fragment(let fragment):
+            var response = HTTPResponse.bytes(fragment.data, type: "video/mp4")
+            response.setHeader("X-Reel-Fragment", String(fragment.number))
+            response.setHeader("X-Reel-Start", String(format: "%.6f", fragment.start))
+            response.setHeader("X-Reel-Duration", String(format: "%.6f", fragment.duration))
+            response.setHeader("X-Reel-Captured", String(format: "%.3f", fragment.captured))
+            response.setHeader("Cache-Control", "no-store")
+            return response
+        case .none:
+            var response = HTTPResponse(status: 204, body: .data(Data()))
+            response.setHeader("Cache-Control", "no-store")
+            return response
+        case .restarted:
+            return StudioResponse.error("the stream has restarted: fetch /api/live/init.mp4 again", status: 409)
+        }
+    }
+}

@@ -47,6 +47,8 @@ extension StudioServer {
             response.setHeader("X-Frame", String(frame.frameIndex))
             response.setHeader("Cache-Control", "no-store")
             return response
+        case ("GET", "live/init.mp4"), ("GET", "live/fragment"):
+            return liveSound(request, route: route)
         case ("GET", "events"):
             let page = request.query["page"].flatMap(Self.pageID)
             var response = HTTPResponse(status: 200, body: .stream(events.makeStream(page: page)))
@@ -179,7 +181,7 @@ extension StudioServer {
     }
 
     private var knownRoutes: Set<String> {
-        ["state", "status", "preview.mjpg", "preview.jpg", "events", "camera", "microphone", "preset", "filter", "library",
+        ["state", "status", "preview.mjpg", "preview.jpg", "live", "events", "camera", "microphone", "preset", "filter", "library",
          "compose", "photo", "segments", "focus", "control"]
     }
 

@@ -54,6 +54,7 @@ public final class StudioServer: @unchecked Sendable {
         } else if let held = configuration.heldOrientation {
             camera.hold(held)
         }
+        camera.soundStream.onFailure { [weak self] message in self?.report(message) }
         // A page that goes away mid-recording (closed, reloaded, lost) lets go of its press.
         events.onPageLeft { [weak self] page in
             guard let self else { return }
@@ -94,6 +95,7 @@ public final class StudioServer: @unchecked Sendable {
         }
         timer?.cancel()
         feed.close()
+        camera.soundStream.close()
         events.close()
         compose.close()
         shortVideo.pause()

@@ -26,6 +26,9 @@ final class LiveCamera: @unchecked Sendable {
     private let previewQueue = DispatchQueue(label: "reel.studio.preview")
     /// The sound the session captures, measured for the page's level meter.
     let meter = MicrophoneMeter()
+    /// The preview with sound: the preview's pictures and the meter's sound as fMP4
+    /// fragments, encoded only while a page plays them.
+    let soundStream: LiveSoundStream
     private let sound = AudioDataOutput()
     private let soundQueue = DispatchQueue(label: "reel.studio.meter")
     private let feed: PreviewFeed
@@ -52,6 +55,7 @@ final class LiveCamera: @unchecked Sendable {
     /// - Throws: ``ReelError`` naming a camera or microphone ID that does not exist.
     init(cameraID: String?, microphoneID: String?, feed: PreviewFeed) throws(ReelError) {
         self.feed = feed
+        soundStream = LiveSoundStream()
         stabilization = RecordingStabilization(session: session)
         let camera = try CaptureDevice.device(withUniqueID: cameraID ?? "virtual:camera")
         guard camera.hasMediaType(.video) else {
@@ -79,8 +83,11 @@ final class LiveCamera: @unchecked Sendable {
         }
         try session.add(preview)
         try session.add(photos)
-        let meter = self.meter
-        sound.setSampleBufferHandler(queue: soundQueue) { sample in meter.measure(sample) }
+        let meter = self.meter, soundStream = self.soundStream
+        sound.setSampleBufferHandler(queue: soundQueue) { sample in
+            meter.measure(sample)
+            soundStream.appendSound(sample)
+        }
         try session.add(sound)
         try attachInputs()
     }
@@ -273,12 +280,17 @@ final class LiveCamera: @unchecked Sendable {
     }
 
     private func show(_ sample: SampleBuffer) {
-        guard feed.hasViewers, let picture = sample.pixelBuffer else { return }
+        let viewers = feed.hasViewers
+        let streaming = soundStream.isWanted || soundStream.isRunning
+        guard viewers || streaming, let picture = sample.pixelBuffer else { return }
         let started = DispatchTime.now().uptimeNanoseconds
         do throws(ReelError) {
             let turn = lock.withLock { previewTurn }
             var small = try previewPicture(picture, turned: turn.swapsDimensions)
             if turn != .up { small = try small.oriented(turn) }
+            // The same picture, scaled and turned once, for the stream with sound.
+            if streaming { soundStream.appendPicture(small, at: sample.presentationTime, frameRate: session.frameRate) }
+            guard viewers else { return }
             let jpeg = try ImageFile.data(small, format: .jpeg(quality: Self.previewQuality))
             let rate = max(1, session.frameRate.rounded())
             let index = Int64((sample.presentationTime.seconds * rate).rounded())

@@ -14,7 +14,7 @@
   setInterval(() => {
     const lost = document.body.dataset.live === "false";
     $("preview-message").textContent = lost ? "The studio is not answering: reconnecting…" : "Waiting for the camera…";
-    $("preview-message").hidden = preview.naturalWidth > 0 && !lost;
+    $("preview-message").hidden = (sound.on ? liveVideo.readyState >= 2 : preview.naturalWidth > 0) && !lost;
     const live = document.body.dataset.live === "true" ? "live" : lost ? "lost" : "connecting";
     const marker = $("live-marker");
     if (marker.dataset.live !== live) {
@@ -23,9 +23,149 @@
     }
   }, 250);
   preview.addEventListener("error", () => {
+    if (sound.on) return;
     $("preview-message").hidden = false;
     setTimeout(startPreview, 1500);
   });
+
+  // The preview with sound: fMP4 fragments of half a second (H.264 and AAC, each starting on
+  // a keyframe) played through Media Source Extensions, instead of the silent MJPEG. Each
+  // fragment says when its first picture was captured, so the page shows how far behind
+  // the camera it plays; the level meter then measures the sound the page plays.
+  const liveVideo = $("live-video");
+  const sound = { on: false, run: 0, marks: [], analyser: null, context: null, peaks: [] };
+  function appendTo(buffer, data) {
+    return new Promise((resolve, reject) => {
+      buffer.addEventListener("updateend", resolve, { once: true });
+      buffer.addEventListener("error", () => reject(new Error("the browser refused a fragment")), { once: true });
+      buffer.appendBuffer(data);
+    });
+  }
+  async function playSound(run) {
+    const init = await fetch(`/api/live/init.mp4?t=${Date.now()}`, { cache: "no-store" });
+    if (!init.ok) throw new Error(`the studio answered ${init.status} for the stream`);
+    const stream = init.headers.get("X-Reel-Stream"), type = init.headers.get("X-Reel-Type");
+    if (!window.MediaSource || !MediaSource.isTypeSupported(type)) throw new Error(`this browser cannot play ${type}`);
+    const media = new MediaSource();
+    const url = URL.createObjectURL(media);
+    liveVideo.src = url;
+    await new Promise((resolve) => media.addEventListener("sourceopen", resolve, { once: true }));
+    URL.revokeObjectURL(url);
+    const buffer = media.addSourceBuffer(type);
+    await appendTo(buffer, await init.arrayBuffer());
+    sound.marks = [];
+    let after = -1;
+    while (sound.on && sound.run === run) {
+      const answer = await fetch(`/api/live/fragment?stream=${stream}&after=${after}`, { cache: "no-store" });
+      if (!sound.on || sound.run !== run) return;
+      if (answer.status === 204) continue;
+      if (answer.status === 409) return playSound(run);  // a new stream: its own initialization segment
+      if (!answer.ok) throw new Error(`the studio answered ${answer.status} for a fragment`);
+      after = Number(answer.headers.get("X-Reel-Fragment"));
+      sound.marks.push({ start: Number(answer.headers.get("X-Reel-Start")), captured: Number(answer.headers.get("X-Reel-Captured")) });
+      if (sound.marks.length > 40) sound.marks.shift();
+      await appendTo(buffer, await answer.arrayBuffer());
+      const ranges = liveVideo.buffered;
+      if (!ranges.length) continue;
+      const first = ranges.start(ranges.length - 1), end = ranges.end(ranges.length - 1);
+      // Live: play from the newest fragment, and catch up when more than a second and a half behind.
+      if (liveVideo.currentTime < first || end - liveVideo.currentTime > 1.5) liveVideo.currentTime = Math.max(first, end - 0.3);
+      // Keep ten seconds behind the playhead at most.
+      if (!buffer.updating && liveVideo.currentTime - ranges.start(0) > 15) {
+        buffer.remove(0, liveVideo.currentTime - 10);
+        await new Promise((resolve) => buffer.addEventListener("updateend", resolve, { once: true }));
+      }
+      if (liveVideo.paused) liveVideo.play().catch(() => {});
+    }
+  }
+  async function runSound() {
+    const run = ++sound.run;
+    while (sound.on && sound.run === run) {
+      try {
+        await playSound(run);
+      } catch (error) {
+        if (!sound.on || sound.run !== run) return;
+        $("latency").textContent = "Sound: reconnecting…";
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+      }
+    }
+  }
+  // The meter from the sound the page plays: the element's stream through an analyser (the
+  // element itself plays on, to the speakers, untouched).
+  function listen() {
+    if (sound.analyser || !liveVideo.captureStream) return;
+    try {
+      const stream = liveVideo.captureStream();
+      if (!stream.getAudioTracks().length) return;
+      let context;
+      try { context = new AudioContext({ sinkId: { type: "none" } }); } catch (_) { context = new AudioContext(); }
+      const analyser = context.createAnalyser();
+      analyser.fftSize = 16384;  // a third of a second at 48 kHz, the studio meter's quarter second and more
+      context.createMediaStreamSource(stream).connect(analyser);
+      sound.context = context;
+      sound.analyser = analyser;
+    } catch (_) { sound.analyser = null; }
+  }
+  liveVideo.addEventListener("playing", listen);
+  function soundLevel() {
+    const analyser = sound.analyser;
+    if (!analyser) return null;
+    const data = new Float32Array(analyser.fftSize);
+    analyser.getFloatTimeDomainData(data);
+    const now = performance.now();
+    const quarter = Math.min(data.length, Math.round(analyser.context.sampleRate * 0.25));
+    let squares = 0, peak = 0;
+    for (let i = data.length - quarter; i < data.length; i++) { squares += data[i] * data[i]; peak = Math.max(peak, Math.abs(data[i])); }
+    sound.peaks.push([now, peak]);
+    sound.peaks = sound.peaks.filter(([t]) => now - t <= 1000);
+    const held = Math.max(...sound.peaks.map(([, p]) => p));
+    const db = (x, k) => x > 0 ? Math.max(-120, k * Math.log10(x)) : -120;
+    return { level: db(squares / quarter, 10), peak: db(held, 20) };
+  }
+  setInterval(() => {
+    if (!sound.on) return;
+    const measured = soundLevel();
+    if (measured) {
+      renderMeter(measured.level, measured.peak);
+      $("mic-meter").dataset.source = "stream";
+    }
+    // How far behind: now against the capture time of the picture at the playhead.
+    const at = liveVideo.currentTime;
+    const mark = sound.marks.filter((m) => m.start <= at + 0.001).pop();
+    if (mark && liveVideo.readyState >= 2) {
+      const behind = Date.now() / 1000 - (mark.captured + (at - mark.start));
+      $("latency").textContent = `Sound · ${behind.toFixed(1)} s behind`;
+      $("latency").dataset.latency = String(Math.round(behind * 1000));
+    }
+  }, 100);
+  function setSound(on) {
+    sound.on = on;
+    $("sound-chip").setAttribute("aria-pressed", on ? "true" : "false");
+    $("sound-chip").setAttribute("aria-label", on ? "Preview with sound: on" : "Preview with sound");
+    $("latency").hidden = !on;
+    $("mic-meter").dataset.source = "studio";
+    document.body.dataset.sound = on ? "on" : "off";
+    if (on) {
+      $("latency").textContent = "Sound: starting…";
+      delete $("latency").dataset.latency;
+      preview.hidden = true;
+      preview.removeAttribute("src");  // the MJPEG stream closes: the studio stops encoding it for this page
+      liveVideo.hidden = false;
+      runSound();
+    } else {
+      sound.run++;
+      liveVideo.pause();
+      liveVideo.removeAttribute("src");
+      liveVideo.load();
+      liveVideo.hidden = true;
+      if (sound.context) sound.context.close();
+      sound.context = null;
+      sound.analyser = null;
+      preview.hidden = false;
+      startPreview();
+    }
+  }
+  $("sound-chip").addEventListener("click", () => setSound(!sound.on));
   startPreview();
 
   // Every page shows the studio's state: it comes with each answer and as the `state`
@@ -232,7 +372,7 @@
     $("reset").disabled = none || s.recording;
     $("save").disabled = none || s.recording;
     $("segments-bar").setAttribute("aria-valuenow", String(Math.round(Math.min(100, s.progress * 100))));
-    renderMeter(s.microphoneLevel, s.microphonePeak);
+    if (!sound.on || !sound.analyser) renderMeter(s.microphoneLevel, s.microphonePeak);
     // How far the newest preview picture is behind the camera, in frames and milliseconds.
     const behind = s.previewFrameIndex === null || s.previewFrameIndex === undefined ? null
       : Math.max(0, s.captureFrameIndex - s.previewFrameIndex);
@@ -333,8 +473,10 @@
   lastShot();
 
   $("viewfinder").addEventListener("click", async (event) => {
-    const box = preview.getBoundingClientRect();
-    const natural = preview.naturalWidth && preview.naturalHeight ? preview.naturalWidth / preview.naturalHeight : 16 / 9;
+    const shown = sound.on ? liveVideo : preview;
+    const box = shown.getBoundingClientRect();
+    const [naturalWidth, naturalHeight] = sound.on ? [liveVideo.videoWidth, liveVideo.videoHeight] : [preview.naturalWidth, preview.naturalHeight];
+    const natural = naturalWidth && naturalHeight ? naturalWidth / naturalHeight : 16 / 9;
     let width = box.width, height = box.width / natural;
     if (height > box.height) { height = box.height; width = height * natural; }
     const left = box.left + (box.width - width) / 2, top = box.top + (box.height - height) / 2;

@@ -57,6 +57,15 @@ public final class SegmentFolderWriter: AssetWriterDelegate, @unchecked Sendable
     /// The RFC 6381 codec names of the tracks (`avc1.64001f`, `mp4a.40.2`), from the
     /// initialization segment.
     public var codecs: [String] { state.withLock { $0.codecs } }
+    /// The RFC 6381 codec names of an initialization segment's tracks, in track order
+    /// (`avc1.64001f`, `mp4a.40.2`): what a playlist's `CODECS` or a Media Source's
+    /// `SourceBuffer` type names.
+    /// - Parameter data: An initialization segment (`ftyp` + `moov`), as a segmented writer's delegate receives it.
+    /// - Returns: One name per sample entry; none for data that is not an initialization segment.
+    public static func codecs(ofInitializationSegment data: Data) -> [String] {
+        FragmentReader.codecs(ofInitialization: data)
+    }
+
     /// The first error writing a file, if any (``finish()`` throws it).
     public var error: ReelError? { state.withLock { $0.error } }
 
