@@ -292,6 +292,32 @@ import Testing
                   duration: expected.duration)
     }
 
+    /// Spec v2: a flash-and-click clip as a video layer over the whole frame of a dark, silent
+    /// main clip, from 0.48 s of its file (a frame's start), starting at 1.2 s on the timeline, at normal speed
+    /// and at half speed: every flash and click lands where the layer's start, range and speed
+    /// put it (the layer's sound is mixed in with its picture), and the output lasts the main
+    /// clip's 7 s.
+    @Test(arguments: [1.0, 0.5])
+    func composeWithAPictureInPictureLayer(speed: Double) throws {
+        let kind = FlashClick()
+        let source = try clip(kind)
+        let dark = directory.appendingPathComponent("dark.mp4")
+        if !FileManager.default.fileExists(atPath: dark.path) {
+            try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "color=0x101010:s=160x90:r=25:d=7", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                                      dark.path])
+        }
+        let spec = directory.appendingPathComponent("pip-\(speed).json")
+        try Data("""
+            {"clips": [{"file": "dark.mp4"}],
+             "layers": [{"file": "\(source.lastPathComponent)", "start": 1.2, "range": {"start": 0.48}, "speed": \(speed),
+                         "frame": {"x": 0, "y": 0, "width": 160, "height": 90}}]}
+            """.utf8).write(to: spec)
+        let out = directory.appendingPathComponent("pip-\(speed).mp4")
+        let events = kind.events.filter { $0 >= 0.48 }.map { 1.2 + ($0 - 0.48) / speed }
+        try judge("compose picture-in-picture layer at \(speed)x", ["compose", spec.path, "-o", out.path], output: out,
+                  events: events, duration: 7)
+    }
+
     // MARK: - segment merge
 
     @Test func segmentMerge() throws {

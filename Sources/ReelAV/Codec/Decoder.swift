@@ -16,7 +16,13 @@ package final class Decoder {
             throw ReelError(.invalidArgument, "no stream \(streamIndex)", subject: demuxer.path)
         }
         let codecName = FFmpeg.string(avcodec_get_name(parameters.pointee.codec_id)) ?? "unknown"
-        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
+        // VP9 with alpha (WebM's alpha_mode 1) carries the alpha as a second stream in each
+        // block's additions: FFmpeg's own vp9 decoder drops it, libvpx's decodes it (yuva420p).
+        let wantsAlpha = parameters.pointee.codec_id == AV_CODEC_ID_VP9
+            && demuxer.streams.first(where: { $0.index == streamIndex })?.metadata.first(where: {
+                $0.key.lowercased() == "alpha_mode" })?.value == "1"
+        let alphaDecoder = wantsAlpha ? avcodec_find_decoder_by_name("libvpx-vp9") : nil
+        guard let codec = alphaDecoder ?? avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw ReelError(.unsupported, "this FFmpeg has no decoder for \(codecName)", subject: demuxer.path,
                             operation: "avcodec_find_decoder")
         }

@@ -72,6 +72,7 @@ struct ComposeCommand: Command {
         for (index, overlay) in (description.overlays ?? []).enumerated() {
             if let file = overlay.file { inputs.append(("overlays[\(index)].file", resolved(file))) }
         }
+        for (index, layer) in (description.layers ?? []).enumerated() { inputs.append(("layers[\(index)].file", resolved(layer.file))) }
         try OutputGuard.refuse(output: url, replacing: inputs)
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: built.preset)
         if preset == .passthrough, let refusal = description.passthroughRefusal(subject: specURL.path) { throw refusal }

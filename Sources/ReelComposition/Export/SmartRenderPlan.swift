@@ -211,6 +211,7 @@ private struct Planner {
         }
         guard let (layer, track, segment) = drawn.first else { return .failure(Refusal(reason: "no picture: background only")) }
         guard drawn.count == 1 else { return .failure(Refusal(reason: "\(drawn.count) pictures mixed (a transition)")) }
+        guard layer.style == nil else { return .failure(Refusal(reason: "a look, key or layer style is applied")) }
         let opacity = layer.opacity(at: time)
         guard opacity == 1 else { return .failure(Refusal(reason: String(format: "opacity %.2f", opacity))) }
         let transform = layer.transform(at: time)

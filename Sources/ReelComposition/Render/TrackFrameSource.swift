@@ -22,8 +22,9 @@ final class TrackFrameSource {
     ///     start: reading begins at the frame on screen then instead of at the segment's start.
     ///   - grid: the composition times ``frame(at:)`` will be asked for, when only those (an
     ///     export's frames, `start + k × step`): pictures shown at none of them are skipped.
+    ///   - pixelFormat: the pictures' format: yuv420p, or rgba for a styled layer (its alpha kept).
     init(segment: CompositionTrackSegment, scale: Double, readAhead: Int = 0, from: MediaTime? = nil,
-         grid: FrameGrid? = nil) throws(ReelError) {
+         grid: FrameGrid? = nil, pixelFormat: PixelFormat = .yuv420p) throws(ReelError) {
         self.segment = segment
         guard let url = segment.sourceURL else { throw ReelError(.invalidArgument, "an empty segment has no frames") }
         let asset = try Asset(url: url)
@@ -41,7 +42,7 @@ final class TrackFrameSource {
             let reader = try AssetReader(asset: asset)
             reader.timeRange = MediaTimeRange(start: start, duration: .positiveInfinity)
             let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings(
-                pixelFormat: .yuv420p, width: decodeSize.width, height: decodeSize.height))
+                pixelFormat: pixelFormat, width: decodeSize.width, height: decodeSize.height))
             if let grid { output.picturesWanted = { grid.showsSource(of: mapping, in: $0) } }
             try reader.add(output)
             try reader.startReading()

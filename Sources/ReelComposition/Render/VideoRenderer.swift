@@ -80,7 +80,8 @@ final class VideoRenderer {
                 // An empty crop (seed 003's CGRectZero at a clip's end) shows nothing.
                 if let cropped, cropped.width <= 0 || cropped.height <= 0 { continue }
                 let transform = layer.transform(at: time).concatenating(toOutput)
-                let source = try source(for: track, segmentIndex: index, segment: segment, transform: transform)
+                let source = try source(for: track, segmentIndex: index, segment: segment, transform: transform,
+                                        pixelFormat: layer.style == nil ? .yuv420p : .rgba)
                 noteDrawn(track: track.trackID, natural: source.naturalSize, crop: cropped, transform: transform,
                           layerTransform: layer.transform(at: time))
                 let sourceTime = segment.timeMapping.sourceTime(at: time)
@@ -94,6 +95,11 @@ final class VideoRenderer {
                          y: rect.minY * Double(picture.height) / natural.height,
                          width: rect.width * Double(picture.width) / natural.width,
                          height: rect.height * Double(picture.height) / natural.height)
+                }
+                if let style = layer.style {
+                    try drawStyled(picture, style: style, into: frame, transform: decodeScale.concatenating(transform),
+                                   opacity: layer.opacity(at: time), crop: crop, at: time)
+                    continue
                 }
                 Compositor.draw(picture, into: frame, transform: decodeScale.concatenating(transform),
                                 opacity: layer.opacity(at: time), crop: crop)
@@ -157,12 +163,14 @@ final class VideoRenderer {
                   !track.segments[index].isEmpty,
                   sources[SourceKey(trackID: track.trackID, segmentIndex: index)] == nil else { continue }
             _ = try source(for: track, segmentIndex: index, segment: track.segments[index],
-                           transform: layer.transform(at: time).concatenating(toOutput), retiring: false)
+                           transform: layer.transform(at: time).concatenating(toOutput), retiring: false,
+                           pixelFormat: layer.style == nil ? .yuv420p : .rgba)
         }
     }
 
     private func source(for track: CompositionTrack, segmentIndex: Int, segment: CompositionTrackSegment,
-                        transform: ReelCore.AffineTransform, retiring: Bool = true) throws(ReelError) -> TrackFrameSource {
+                        transform: ReelCore.AffineTransform, retiring: Bool = true,
+                        pixelFormat: PixelFormat = .yuv420p) throws(ReelError) -> TrackFrameSource {
         let key = SourceKey(trackID: track.trackID, segmentIndex: segmentIndex)
         if retiring {
             // The track has moved on: its earlier segments are done with.
@@ -175,7 +183,7 @@ final class VideoRenderer {
         // Decode at the size the layer is drawn at (never larger than the source).
         let from = segment.timeMapping.target.contains(startTime) ? segment.timeMapping.sourceTime(at: startTime) : nil
         let source = try TrackFrameSource(segment: segment, scale: abs(transform.determinant).squareRoot(), readAhead: readAhead,
-                                          from: from, grid: frameGrid)
+                                          from: from, grid: frameGrid, pixelFormat: pixelFormat)
         sources[key] = source
         return source
     }
@@ -248,5 +256,28 @@ final class VideoRenderer {
     func close() {
         for (_, source) in sources { source.close() }
         sources.removeAll()
+    }
+}
+
+extension VideoRenderer {
+    /// Draws a styled layer's RGBA picture: keyed, through its look, then laid over the frame
+    /// with its alpha, corners and border (``LayerCompositor``).
+    func drawStyled(_ picture: PixelBuffer, style: LayerStyle, into frame: PixelBuffer, transform: ReelCore.AffineTransform,
+                    opacity: Double, crop: Rect?, at time: MediaTime) throws(ReelError) {
+        var shown = picture
+        if let key = style.chromaKey { shown = try LayerCompositor.keyed(shown, by: key) }
+        if let handler = style.filterHandler {
+            let filtered = try handler(LayerStyle.FilteringRequest(sourceImage: shown, compositionTime: time))
+            // A look that changed the size or format is drawn as it came back, when it still can be.
+            shown = filtered.pixelFormat == .rgba ? filtered : try PixelScaler.converted(filtered, to: .rgba, width: filtered.width,
+                                                                                      height: filtered.height)
+        }
+        let fold = ReelCore.AffineTransform(scaleX: Double(picture.width) / Double(shown.width),
+                                            y: Double(picture.height) / Double(shown.height))
+        let scale = (outputScale.x * outputScale.y).squareRoot()
+        LayerCompositor.draw(shown, into: frame, transform: fold.concatenating(transform), opacity: opacity,
+                             crop: shown.width == picture.width && shown.height == picture.height ? crop : nil,
+                             cornerRadius: style.cornerRadius * scale, borderWidth: style.borderWidth * scale,
+                             borderColor: style.borderColor)
     }
 }

@@ -232,6 +232,8 @@ extension CompositionSpec {
             }
             for index in mix.inputParameters.indices { mix.inputParameters[index].setVolume(volume, at: .zero) }
         }
+        // Layers over the main track, their sound at their own volume (not audio.volume's).
+        try addLayers(to: composition, video: &video, mix: &mix, resolve: url)
         var musicTrackID: Int?
         if let music = audio?.music {
             try Self.addMusic(music, to: composition, mix: &mix, resolve: url)

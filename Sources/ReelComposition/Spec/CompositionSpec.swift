@@ -182,13 +182,15 @@ public struct CompositionSpec: Codable, Sendable {
     public var preset: String?
     public var clips: [Clip]
     public var overlays: [Overlay]?
+    /// Clips drawn over the main track in rectangles of their own (``Layer``).
+    public var layers: [Layer]?
     public var audio: Audio?
     /// How a GIF, WebP or PNG-sequence output is written (ignored for a movie).
     public var animation: AnimatedOutput?
 
     /// The keys each object may have, to catch typos that decoding would skip over.
     static let knownKeys: [String: Set<String>] = [
-        "": ["renderSize", "frameRate", "preset", "clips", "overlays", "audio", "animation"],
+        "": ["renderSize", "frameRate", "preset", "clips", "overlays", "audio", "animation", "layers"],
         "animation": ["palette", "dither", "loop"],
         "renderSize": ["width", "height"],
         "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns", "freeze", "reverse"],

@@ -11,6 +11,9 @@ public struct VideoCompositionLayerInstruction: Sendable, Equatable {
     private(set) var opacityRamps: [Ramp<Double>] = []
     private(set) var transformRamps: [Ramp<ReelCore.AffineTransform>] = []
     private(set) var cropRamps: [Ramp<Rect>] = []
+    /// Reel's addition: the layer's own alpha, corners, border, key and look (``LayerStyle``);
+    /// nil draws it as AVFoundation does, opaque and square.
+    public var style: LayerStyle?
 
     /// A layer for `trackID`, fully opaque, with `transform` until a `setTransform` time.
     /// - Parameters:
