@@ -4,7 +4,7 @@ SWIFT ?= swift
 CLIPS ?= ../shared/media/seed-clips
 RELEASE_BIN := .build/release/reel
 
-# Debian 12 packages: FFmpeg's libraries and headers, the ffmpeg/ffprobe CLI as the
+# Debian 12 packages: FFmpeg's libraries and headers, FreeType and fontconfig (styled text), the ffmpeg/ffprobe CLI as the
 # outside judge in tests and benchmarks, headless Chromium for "does it play",
 # libmicrohttpd for the studio, SDL2 for `reel play`'s window, WenQuanYi Micro Hei (Chinese,
 # Japanese and Korean overlay text; fontconfig falls back to it), PulseAudio (a real daemon in
@@ -14,7 +14,7 @@ RELEASE_BIN := .build/release/reel
 # and python3-dbusmock (a private bus with a mocked iio-sensor-proxy for the orientation tests).
 DEBIAN_PACKAGES := pkg-config \
 	libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev \
-	libavfilter-dev libavdevice-dev ffmpeg libmicrohttpd-dev libpulse-dev libasound2-dev libsdl2-dev linux-libc-dev \
+	libavfilter-dev libavdevice-dev ffmpeg libfreetype-dev libfontconfig-dev libmicrohttpd-dev libpulse-dev libasound2-dev libsdl2-dev linux-libc-dev \
 	chromium chromium-driver python3-selenium bc fontconfig fonts-dejavu-core fonts-wqy-microhei \
 	pulseaudio pulseaudio-utils xvfb x11-utils x11-xserver-utils xdotool libimage-exiftool-perl \
 	slurmctld slurmd slurm-client munge dbus-daemon libglib2.0-bin python3-dbusmock \

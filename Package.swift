@@ -50,13 +50,15 @@ let package = Package(
         .systemLibrary(name: "CPulse", path: "Sources/CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(name: "CALSAShims", dependencies: ["CALSA"]),
+        .systemLibrary(name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "fontconfig",
+                       providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
         .systemLibrary(name: "CSDL2", path: "Sources/CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
 
         // Core tier: pure Swift value types and containers.
         .target(name: "ReelCore", swiftSettings: strict),
 
         // Owner tier: the only module that touches FFmpeg's pointers and V4L2's structs.
-        .target(name: "ReelAV", dependencies: ["ReelCore", "CFFmpeg", "CFFmpegShims", "CV4L2"], swiftSettings: strict),
+        .target(name: "ReelAV", dependencies: ["ReelCore", "CFFmpeg", "CFFmpegShims", "CV4L2", "CFreeType"], swiftSettings: strict),
 
         // Owner of libmicrohttpd's pointers: the studio's HTTP server, kept apart from
         // ReelAV (FFmpeg's owner) since nothing in it is media.

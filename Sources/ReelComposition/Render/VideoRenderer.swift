@@ -28,6 +28,7 @@ final class VideoRenderer {
     }
     private var sources: [SourceKey: TrackFrameSource] = [:]
     private var textCache: [ObjectIdentifier: PixelBuffer] = [:]
+    private var styledText = StyledTextCache()
 
     /// - Parameter readAhead: how many decoded frames each visible source may hold ready,
     ///   decoded on a thread of its own; 0 (the default, for random access) decodes each
@@ -201,7 +202,14 @@ final class VideoRenderer {
                 Compositor.fill(Rect(x: centre.x - width / 2, y: centre.y - height / 2, width: width, height: height),
                                 in: frame, color: Compositor.yuv(red: red, green: green, blue: blue), opacity: opacity)
             } else {
-                let picture = try overlayPicture(layer, width: max(1, Int(width.rounded())), height: max(1, Int(height.rounded())))
+                let pixels = (max(1, Int(width.rounded())), max(1, Int(height.rounded())))
+                let picture: PixelBuffer
+                if let styled = try styledText.picture(of: layer, width: pixels.0, height: pixels.1, scale: outputScale.y,
+                                                       at: time.seconds) {
+                    picture = styled
+                } else {
+                    picture = try overlayPicture(layer, width: pixels.0, height: pixels.1)
+                }
                 // Picture pixels → frame: about its centre, scaled and turned, then to the layer's position.
                 let transform = ReelCore.AffineTransform(translationX: -Double(picture.width) / 2, y: -Double(picture.height) / 2)
                     .concatenating(ReelCore.AffineTransform(scaleX: state.scale, y: state.scale))

@@ -374,6 +374,10 @@ extension CompositionSpec {
             throw ReelError(.invalidArgument, "wants 0 to 1, not \(opacity)", subject: "\(path).opacity")
         }
         let layer = OverlayLayer(content: content, frame: frame, opacity: opacity)
+        if let (style, reveal) = try textStyle(overlay, at: path) {
+            layer.textStyle = style
+            layer.textReveal = reveal
+        }
         for (index, animation) in (overlay.animations ?? []).enumerated() {
             let place = "\(path).animations[\(index)]"
             guard let keyPath = KeyframeAnimation.KeyPath(rawValue: animation.property) else {

@@ -111,6 +111,7 @@ extension CompositionSpec {
     static func checkValues(_ object: Any, path: String, pattern: String) throws(ReelError) {
         if let dictionary = object as? [String: Any] {
             if pattern == "overlays[].animations[]" { try checkAnimation(dictionary, at: path) }
+            if pattern == "overlays[].reveal", let easing = dictionary["easing"] { try checkEasing(easing, at: "\(path).easing", segments: 1) }
             if pattern == "clips[]" { try checkStillKeys(dictionary, at: path) }
             if pattern == "animation" { try checkAnimatedOutput(dictionary) }
             if pattern.isEmpty, let clips = dictionary["clips"] as? [Any], let last = clips.last as? [String: Any],
@@ -129,7 +130,7 @@ extension CompositionSpec {
             for (index, value) in array.enumerated() {
                 try checkValues(value, path: "\(path)[\(index)]", pattern: "\(pattern)[]")
             }
-        } else if let rule = numberRules[pattern], let number = number(object), !rule.admits(number) {
+        } else if let rule = numberRules[pattern] ?? textNumberRules[pattern], let number = number(object), !rule.admits(number) {
             throw rule.refusal(number, at: path)
         }
     }

@@ -133,6 +133,21 @@ public struct CompositionSpec: Codable, Sendable {
         /// A picture file (PNG or JPEG), relative to the spec file.
         public var file: String?
         public var animations: [Animation]?
+        /// Styled text (`docs/composition-spec.md`, "Styled text"): a fontconfig family name.
+        public var font: String?
+        /// 100 to 900 (400 regular, 700 bold).
+        public var weight: Int?
+        public var stroke: TextStroke?
+        public var shadow: TextShadow?
+        public var box: TextBox?
+        /// `left` (default), `center` or `right`.
+        public var align: String?
+        /// Whether lines break between words within the frame's width (default true).
+        public var wrap: Bool?
+        /// Baseline distance as a multiple of the font's line height (default 1).
+        public var lineSpacing: Double?
+        /// Words or lines appearing one at a time.
+        public var reveal: TextRevealSpec?
     }
 
     /// How the music ducks under the clips' sound.

@@ -26,6 +26,12 @@ public final class OverlayLayer: @unchecked Sendable {
     public var frame: Rect
     /// 0 to 1. `opacity`.
     public var opacity: Double
+    /// For text content: drawn with this style (font family and weight, outline, shadow, box,
+    /// alignment, wrapping in the frame's width) rather than plain, when set. Its size and
+    /// colour replace the content's. `CATextLayer`'s font properties.
+    public var textStyle: TextStyle?
+    /// For styled text: words or lines appearing one at a time.
+    public var textReveal: TextReveal?
     public private(set) var sublayers: [OverlayLayer] = []
     public private(set) var animations: [KeyframeAnimation] = []
 
