@@ -217,6 +217,8 @@ extension CompositionSpec {
             throw error
         }
         var video = sequence.videoComposition
+        try applyClipLooks(to: &video, tracks: sequence.composition.tracks(withMediaType: .video).map(\.trackID),
+                           clipRanges: sequence.clipRanges, resolve: url)
         if let overlays, !overlays.isEmpty {
             let root = OverlayLayer(frame: Rect(origin: .zero, size: video.renderSize))
             for (index, overlay) in overlays.enumerated() {

@@ -29,6 +29,10 @@ extension CompositionSpec {
         public var volume: Double?
         /// Keyframe animations of `opacity`, `position`, `scale` and `rotation`, as an overlay's.
         public var animations: [Animation]?
+        /// A look: a filter chain as `reel filter --filter` takes it.
+        public var filters: String?
+        /// A colour keyed out, its cast taken off the rest.
+        public var chromaKey: ChromaKeySpec?
     }
 
     /// A layer's border: its width in render pixels and its colour.
@@ -42,7 +46,10 @@ extension CompositionSpec {
     static let layerKnownKeys: [String: Set<String>] = [
         "layers[]": [
             "file", "start", "range", "speed", "frame", "fit", "opacity", "cornerRadius", "border", "volume", "animations",
+            "filters", "chromaKey",
         ],
+        "layers[].chromaKey": ["color", "similarity", "blend", "spill"],
+        "clips[].chromaKey": ["color", "similarity", "blend", "spill"],
         "layers[].range": ["start", "end"],
         "layers[].frame": ["x", "y", "width", "height"],
         "layers[].border": ["width", "color"],
@@ -148,6 +155,11 @@ extension CompositionSpec {
             let (r, g, b) = try colour(border.color, at: "\(name).border.color")
             layer.style.borderWidth = border.width
             layer.style.borderColor = (r, g, b)
+        }
+        if let look = try look(filters: spec.filters, key: spec.chromaKey, at: name, resolve: resolve) {
+            layer.style.chromaKey = look.chromaKey
+            layer.style.filterName = look.filterName
+            layer.style.filterHandler = look.filterHandler
         }
         if let animations = spec.animations, !animations.isEmpty {
             // The overlay's checks and easing, through a stand-in overlay of the same frame.
