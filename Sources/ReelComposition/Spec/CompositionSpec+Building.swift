@@ -119,6 +119,8 @@ extension CompositionSpec {
             path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
         }
         guard !clips.isEmpty else { throw ReelError(.invalidArgument, "needs at least one clip", subject: "clips") }
+        // A boomerang is its range forwards then backwards: two clips.
+        if clips.contains(where: { $0.boomerang == true }) { return try expandingBoomerangs().build(relativeTo: folder) }
         var sequenceClips: [ClipSequence.Clip] = []
         var transitions: [Transition] = []
         for (index, clip) in clips.enumerated() {

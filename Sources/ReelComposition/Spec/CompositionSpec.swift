@@ -54,6 +54,8 @@ public struct CompositionSpec: Codable, Sendable {
         public var filters: String?
         /// A colour keyed out, its cast taken off the rest.
         public var chromaKey: ChromaKeySpec?
+        /// `true` plays the range forwards then backwards (``expandingBoomerangs()``).
+        public var boomerang: Bool?
     }
 
     /// At `at` seconds into the clip as it plays, its picture holds for `duration` seconds
@@ -197,7 +199,7 @@ public struct CompositionSpec: Codable, Sendable {
         "": ["renderSize", "frameRate", "preset", "clips", "overlays", "audio", "animation", "layers"],
         "animation": ["palette", "dither", "loop"],
         "renderSize": ["width", "height"],
-        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns", "freeze", "reverse", "filters", "chromaKey"],
+        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns", "freeze", "reverse", "filters", "chromaKey", "boomerang"],
         "clips[].freeze": ["at", "duration"],
         "clips[].kenBurns": ["start", "end", "easing"],
         "clips[].kenBurns.start": ["x", "y", "width", "height"],
