@@ -168,6 +168,34 @@ import Testing
         #expect(during - before > 20, "880 Hz before the layer \(before) dB, during \(during) dB")
     }
 
+    /// The timeline picture draws a layer in lanes of its own (picture and sound), shaded,
+    /// below the main tracks: two rows (88 pixels) taller than without it.
+    @Test func timelineDrawsLayerLanes() throws {
+        func timeline(_ json: String, _ name: String) throws -> (height: Int, pixel: (Int) -> [UInt8]) {
+            let spec = directory.appendingPathComponent("\(name).json")
+            try json.write(to: spec, atomically: true, encoding: .utf8)
+            let png = directory.appendingPathComponent("\(name).png")
+            let result = try ProcessRunner.reel(["timeline", spec.path, "-o", png.path, "--width", "800"])
+            guard result.status == 0 else { throw TestFailure("reel timeline: \(result.standardError)") }
+            let probe = try FFprobe.probe(png)
+            let height = probe.streams.first?.height ?? 0
+            let raw = directory.appendingPathComponent("\(name).rgb")
+            try ProcessRunner.ffmpeg(["-y", "-i", png.path, "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path])
+            let bytes = [UInt8](try Data(contentsOf: raw))
+            return (height, { y in Array(bytes[(y * 800 + 2) * 3..<(y * 800 + 2) * 3 + 3]) })
+        }
+        let plain = try timeline(#"{"clips": [{"file": "grey.mp4"}]}"#, "timeline-plain")
+        let layered = try timeline("""
+            {"clips": [{"file": "grey.mp4"}],
+             "layers": [{"file": "light.mp4", "start": 0.5, "frame": {"x": 10, "y": 10, "width": 80, "height": 45}}]}
+            """, "timeline-layer")
+        #expect(layered.height - plain.height == 88, "heights \(plain.height) and \(layered.height)")
+        // Rows: video 1, video 2, audio 3, audio 4, then the layer's picture and sound lanes.
+        #expect(layered.pixel(30 + 4 * 44 + 5) == [34, 34, 44], "\(layered.pixel(30 + 4 * 44 + 5))")
+        #expect(layered.pixel(30 + 5 * 44 + 5) == [34, 34, 44])
+        #expect(layered.pixel(30 + 3 * 44 + 5) == [24, 24, 28])
+    }
+
     /// Bad layers are refused by their spec path, in one line.
     @Test func badLayersAreRefused() throws {
         let cases: [(String, String)] = [

@@ -11,6 +11,8 @@ public struct BuiltComposition: Sendable {
     public var clipRanges: [MediaTimeRange]
     /// The music bed's track (`audio.music`), if any.
     public var musicTrackID: Int?
+    /// The tracks of `layers`, by track ID: `layer 0`, `layer 0 sound` (for the timeline).
+    public var layerTracks: [Int: String] = [:]
 }
 
 extension BuiltComposition {
@@ -237,14 +239,14 @@ extension CompositionSpec {
             for index in mix.inputParameters.indices { mix.inputParameters[index].setVolume(volume, at: .zero) }
         }
         // Layers over the main track, their sound at their own volume (not audio.volume's).
-        try addLayers(to: composition, video: &video, mix: &mix, resolve: url)
+        let layerTracks = try addLayers(to: composition, video: &video, mix: &mix, resolve: url)
         var musicTrackID: Int?
         if let music = audio?.music {
             try Self.addMusic(music, to: composition, mix: &mix, resolve: url)
             musicTrackID = mix.inputParameters.last?.trackID
         }
         return BuiltComposition(composition: composition, videoComposition: video, audioMix: mix, preset: presetValue,
-                                clipRanges: sequence.clipRanges, musicTrackID: musicTrackID)
+                                clipRanges: sequence.clipRanges, musicTrackID: musicTrackID, layerTracks: layerTracks)
     }
 
     /// The codecs of still picture files.

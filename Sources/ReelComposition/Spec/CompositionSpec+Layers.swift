@@ -66,16 +66,22 @@ extension CompositionSpec {
     ///   - video: Its instructions.
     ///   - mix: The mix the layers' sound joins.
     ///   - resolve: Turns a spec path into a file URL.
+    /// - Returns: The layers' track IDs and their names (`layer 0`, `layer 0 sound`).
     /// - Throws: ``ReelError`` naming the spec path (`layers[1].frame.width`).
-    func addLayers(
-        to composition: MutableComposition, video: inout VideoComposition, mix: inout AudioMix,
-        resolve: (String) -> URL
-    ) throws(ReelError) {
+    @discardableResult
+    func addLayers(to composition: MutableComposition, video: inout VideoComposition, mix: inout AudioMix,
+                   resolve: (String) -> URL) throws(ReelError) -> [Int: String] {
+        var lanes: [Int: String] = [:]
         for (index, spec) in (layers ?? []).enumerated() {
             let name = "layers[\(index)]"
             let layer = try Self.videoLayer(spec, at: name, resolve: resolve)
+            let before = Set(composition.tracks.map(\.trackID))
             try layer.insert(into: composition, videoComposition: &video, audioMix: &mix, name: name)
+            for track in composition.tracks where !before.contains(track.trackID) {
+                lanes[track.trackID] = track.mediaType == .audio ? "layer \(index) sound" : "layer \(index)"
+            }
         }
+        return lanes
     }
 
     /// A spec layer checked and made into a ``VideoLayer``.
