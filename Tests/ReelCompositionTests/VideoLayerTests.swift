@@ -206,11 +206,14 @@ import Testing
             (#"{"file": "light.mp4", "fit": "zoom", "frame": {"x": 0, "y": 0, "width": 80, "height": 45}}"#, "layers[0].fit"),
             (#"{"file": "light.mp4", "frame": {"x": 0, "y": 0, "width": 80, "height": 45}, "shadow": 3}"#, "shadow"),
             (#"{"file": "nothere.mp4", "frame": {"x": 0, "y": 0, "width": 80, "height": 45}}"#, "layers[0].file"),
+            (#"{"file": "still.png", "frame": {"x": 0, "y": 0, "width": 80, "height": 45}}"#, "layers[0].file"),
             (
                 #"{"file": "light.mp4", "range": {"start": 1, "end": 9}, "frame": {"x": 0, "y": 0, "width": 80, "height": 45}}"#,
                 "layers[0].range.end"
             ),
         ]
+        try ProcessRunner.ffmpeg(["-y", "-f", "lavfi", "-i", "color=red:s=64x64", "-frames:v", "1",
+                                  directory.appendingPathComponent("still.png").path])
         for (index, (layer, path)) in cases.enumerated() {
             let spec = directory.appendingPathComponent("bad-\(index).json")
             try #"{"clips": [{"file": "grey.mp4"}], "layers": [\#(layer)]}"#.write(to: spec, atomically: true, encoding: .utf8)

@@ -100,6 +100,10 @@ extension CompositionSpec {
                     : "lasts 0 s: a layer is a movie (a still picture is an image overlay)",
                 subject: "\(name).file \(asset.url.path)")
         }
+        if let video = asset.tracks(withMediaType: .video).first, stillCodecs.contains(video.codec), video.frameCount <= 1 {
+            throw ReelError(.invalidArgument, "is a still picture: a layer is a movie (a picture goes in overlays[] as an image)",
+                            subject: "\(name).file \(asset.url.path)")
+        }
         let start = spec.start ?? 0
         guard secondsRule.admits(start) else { throw secondsRule.refusal(start, at: "\(name).start") }
         var range: MediaTimeRange?
