@@ -73,7 +73,7 @@ let package = Package(
 
         // Public tier: AVFoundation-shaped modules.
         .target(name: "ReelAsset", dependencies: ["ReelCore", "ReelAV"], swiftSettings: strict),
-        .target(name: "ReelComposition", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict),
+        .target(name: "ReelComposition", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters"], swiftSettings: strict),
         .target(name: "ReelCapture", dependencies: ["ReelCore", "ReelAV", "ReelAsset", "ReelFilters", "ReelComposition"], swiftSettings: strict),
         .target(name: "ReelFilters", dependencies: ["ReelCore", "ReelAV", "ReelAsset"], swiftSettings: strict + nativeKernels),
         // Playback above the composition layer: AVPlayer, AVPlayerItem, AVPlayerItemVideoOutput.

@@ -7,7 +7,9 @@ import Testing
 
 /// `docs/examples/composition-v2.json`, which uses every spec v2 feature at once (easing of
 /// every kind, a still with EXIF orientation, `fit` and a Ken Burns move, a freeze, a
-/// reversed sped-up clip, loudness, GIF palettes per scene), rendered from generated media
+/// reversed sped-up clip, a boomerang with a look, video layers (picture in picture with a
+/// look, corners and border, a keyed green screen, a ProRes 4444 logo with alpha), loudness,
+/// GIF palettes per scene, the sound alone as .m4a), rendered from generated media
 /// to a movie and a GIF; its contact sheet and timeline picture are kept beside them.
 @Suite struct SpecV2ExampleTests {
     @Test func theExampleRendersWithEveryFeature() throws {
@@ -20,6 +22,13 @@ import Testing
                                       "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-shortest",
                                       directory.appendingPathComponent(name).path])
         }
+        // Layers: a green-screen shot (a red and white card on green) and a ProRes 4444 logo with alpha (a disc).
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "color=0x00FF00:s=160x90:r=25:d=3,drawbox=x=50:y=20:w=60:h=50:color=red:t=fill,drawbox=x=65:y=32:w=30:h=26:color=white:t=fill",
+                                  "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+                                  directory.appendingPathComponent("greenscreen.mp4").path])
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "color=black:s=64x64:r=25:d=3,format=rgba,geq=r=255:g=200:b=0:a='255*clip(29-hypot(X-31.5\\,Y-31.5)\\,0\\,1)'",
+                                  "-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le",
+                                  directory.appendingPathComponent("logo.mov").path])
         try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "anoisesrc=color=brown:amplitude=0.2:duration=10:sample_rate=48000",
                                   "-c:a", "aac", directory.appendingPathComponent("music.m4a").path])
         // A portrait photo stored on its side (EXIF orientation 6).
@@ -44,6 +53,14 @@ import Testing
         let animated = try ProcessRunner.reel(["compose", spec.path, "-o", gif.path], timeout: 300)
         #expect(animated.status == 0, "\(animated.standardError)")
         #expect(try FFprobe.countFrames(gif) == 183)
+
+        // The sound alone, as .m4a: one AAC stream as long as the movie's.
+        let sound = directory.appendingPathComponent("example.m4a")
+        let soundOnly = try ProcessRunner.reel(["compose", spec.path, "-o", sound.path], timeout: 300)
+        #expect(soundOnly.status == 0, "\(soundOnly.standardError)")
+        let soundProbe = try FFprobe.probe(sound)
+        #expect(soundProbe.streams(ofType: "video").isEmpty && soundProbe.streams(ofType: "audio").first?.codecName == "aac")
+        #expect(abs((soundProbe.duration ?? 0) - 7.32) <= 0.03, "\(soundProbe.duration ?? 0)")
 
         // Kept for a look: a contact sheet and the timeline picture.
         let sheet = directory.appendingPathComponent("example-sheet.png")

@@ -72,7 +72,8 @@ import Testing
     }
 
     /// An opaque layer with 20 px corners and a 4 px red border: the corner pixel shows the
-    /// grey under it, the border its red (luma 54), the middle the layer's 192.
+    /// grey under it, the border its red (luma 76: BT.601 below 720 lines, as Reel decodes
+    /// such a source), the middle the layer's 192.
     @Test func cornersAndBorder() throws {
         let json = """
             {"frameRate": 25, "clips": [{"file": "grey.mp4"}],
@@ -82,8 +83,8 @@ import Testing
         let picture = try frame(json, name: "corners", index: 10)
         #expect(abs(at(picture, 101, 51) - 64) <= 3, "the corner: \(at(picture, 101, 51))")
         #expect(abs(at(picture, 258, 138) - 64) <= 3, "the far corner: \(at(picture, 258, 138))")
-        #expect(abs(at(picture, 101, 95) - 54) <= 4, "the left border: \(at(picture, 101, 95))")
-        #expect(abs(at(picture, 180, 52) - 54) <= 4, "the top border: \(at(picture, 180, 52))")
+        #expect(abs(at(picture, 101, 95) - 76) <= 4, "the left border: \(at(picture, 101, 95))")
+        #expect(abs(at(picture, 180, 52) - 76) <= 4, "the top border: \(at(picture, 180, 52))")
         #expect(abs(at(picture, 180, 95) - 192) <= 3, "the middle: \(at(picture, 180, 95))")
         #expect(abs(at(picture, 97, 95) - 64) <= 3, "left of it: \(at(picture, 97, 95))")
     }
@@ -167,6 +168,34 @@ import Testing
         #expect(during - before > 20, "880 Hz before the layer \(before) dB, during \(during) dB")
     }
 
+    /// The timeline picture draws a layer in lanes of its own (picture and sound), shaded,
+    /// below the main tracks: two rows (88 pixels) taller than without it.
+    @Test func timelineDrawsLayerLanes() throws {
+        func timeline(_ json: String, _ name: String) throws -> (height: Int, pixel: (Int) -> [UInt8]) {
+            let spec = directory.appendingPathComponent("\(name).json")
+            try json.write(to: spec, atomically: true, encoding: .utf8)
+            let png = directory.appendingPathComponent("\(name).png")
+            let result = try ProcessRunner.reel(["timeline", spec.path, "-o", png.path, "--width", "800"])
+            guard result.status == 0 else { throw TestFailure("reel timeline: \(result.standardError)") }
+            let probe = try FFprobe.probe(png)
+            let height = probe.streams.first?.height ?? 0
+            let raw = directory.appendingPathComponent("\(name).rgb")
+            try ProcessRunner.ffmpeg(["-y", "-i", png.path, "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path])
+            let bytes = [UInt8](try Data(contentsOf: raw))
+            return (height, { y in Array(bytes[(y * 800 + 2) * 3..<(y * 800 + 2) * 3 + 3]) })
+        }
+        let plain = try timeline(#"{"clips": [{"file": "grey.mp4"}]}"#, "timeline-plain")
+        let layered = try timeline("""
+            {"clips": [{"file": "grey.mp4"}],
+             "layers": [{"file": "light.mp4", "start": 0.5, "frame": {"x": 10, "y": 10, "width": 80, "height": 45}}]}
+            """, "timeline-layer")
+        #expect(layered.height - plain.height == 88, "heights \(plain.height) and \(layered.height)")
+        // Rows: video 1, video 2, audio 3, audio 4, then the layer's picture and sound lanes.
+        #expect(layered.pixel(30 + 4 * 44 + 5) == [34, 34, 44], "\(layered.pixel(30 + 4 * 44 + 5))")
+        #expect(layered.pixel(30 + 5 * 44 + 5) == [34, 34, 44])
+        #expect(layered.pixel(30 + 3 * 44 + 5) == [24, 24, 28])
+    }
+
     /// Bad layers are refused by their spec path, in one line.
     @Test func badLayersAreRefused() throws {
         let cases: [(String, String)] = [
@@ -177,11 +206,14 @@ import Testing
             (#"{"file": "light.mp4", "fit": "zoom", "frame": {"x": 0, "y": 0, "width": 80, "height": 45}}"#, "layers[0].fit"),
             (#"{"file": "light.mp4", "frame": {"x": 0, "y": 0, "width": 80, "height": 45}, "shadow": 3}"#, "shadow"),
             (#"{"file": "nothere.mp4", "frame": {"x": 0, "y": 0, "width": 80, "height": 45}}"#, "layers[0].file"),
+            (#"{"file": "still.png", "frame": {"x": 0, "y": 0, "width": 80, "height": 45}}"#, "layers[0].file"),
             (
                 #"{"file": "light.mp4", "range": {"start": 1, "end": 9}, "frame": {"x": 0, "y": 0, "width": 80, "height": 45}}"#,
                 "layers[0].range.end"
             ),
         ]
+        try ProcessRunner.ffmpeg(["-y", "-f", "lavfi", "-i", "color=red:s=64x64", "-frames:v", "1",
+                                  directory.appendingPathComponent("still.png").path])
         for (index, (layer, path)) in cases.enumerated() {
             let spec = directory.appendingPathComponent("bad-\(index).json")
             try #"{"clips": [{"file": "grey.mp4"}], "layers": [\#(layer)]}"#.write(to: spec, atomically: true, encoding: .utf8)

@@ -17,8 +17,10 @@ public struct FileType: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let webm = FileType(rawValue: "webm")
     /// Matroska (`.mkv`).
     public static let mkv = FileType(rawValue: "mkv")
+    /// Apple's MPEG-4 audio (`.m4a`): sound alone, AAC. `AVFileType.m4a`.
+    public static let m4a = FileType(rawValue: "m4a")
 
-    public static let all: [FileType] = [.mp4, .mov, .m4v, .webm, .mkv]
+    public static let all: [FileType] = [.mp4, .mov, .m4v, .webm, .mkv, .m4a]
 
     /// The type a file extension names, if Reel writes it.
     /// - Parameter pathExtension: The extension without its dot, in any case.
@@ -32,7 +34,7 @@ public struct FileType: RawRepresentable, Sendable, Hashable, CustomStringConver
     package var muxerName: String {
         switch self {
         case .mov: "mov"
-        case .m4v: "ipod"
+        case .m4v, .m4a: "ipod"
         case .webm: "webm"
         case .mkv: "matroska"
         default: "mp4"
@@ -40,7 +42,7 @@ public struct FileType: RawRepresentable, Sendable, Hashable, CustomStringConver
     }
 
     /// MP4, MOV and M4V: the ISO base media family, with `movflags`.
-    package var isISOBaseMedia: Bool { self == .mp4 || self == .mov || self == .m4v }
+    package var isISOBaseMedia: Bool { self == .mp4 || self == .mov || self == .m4v || self == .m4a }
 
     public var description: String { rawValue }
 }

@@ -39,7 +39,8 @@ struct ComposeCommand: Command {
             throw UsageError("give the spec: reel compose SPEC.json -o OUT", command: spec.name)
         }
         let specURL = URL(fileURLWithPath: path)
-        let description = try CompositionSpec(contentsOf: specURL)
+        // A boomerang clip becomes two (forwards, then a reversed copy), before the copies are made.
+        let description = try CompositionSpec(contentsOf: specURL).expandingBoomerangs()
         var built: BuiltComposition
         do {
             built = try description.build(relativeTo: specURL.deletingLastPathComponent())

@@ -17,8 +17,8 @@ enum CompositionExport {
     static func outputURL(_ arguments: ParsedArguments, command: String) throws(UsageError) -> (URL, FileType) {
         guard let path = arguments.value("output") else { throw UsageError("'\(command)' needs -o OUT", command: command) }
         let url = URL(fileURLWithPath: path)
-        guard let type = FileType(pathExtension: url.pathExtension), [.mp4, .mov, .m4v].contains(type) else {
-            throw UsageError("-o must end in .mp4, .mov or .m4v, not '\(path)'", command: command)
+        guard let type = FileType(pathExtension: url.pathExtension), [.mp4, .mov, .m4v, .m4a].contains(type) else {
+            throw UsageError("-o must end in .mp4, .mov, .m4v or .m4a (the sound alone), not '\(path)'", command: command)
         }
         return (url, type)
     }

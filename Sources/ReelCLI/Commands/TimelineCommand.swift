@@ -30,7 +30,7 @@ struct TimelineCommand: Command {
             throw ReelError(error.code, error.message, subject: "\(specURL.path): \(error.subject ?? "spec")")
         }
         let picture = try TimelinePicture.render(built.composition, video: built.videoComposition,
-                                                 width: try arguments.int("width", in: 400...8000) ?? 1600)
+                                                 width: try arguments.int("width", in: 400...8000) ?? 1600, lanes: built.layerTracks)
         try ImageFile.write(picture, to: url)
         console.printError("wrote \(output): \(picture.width)x\(picture.height)")
         return 0

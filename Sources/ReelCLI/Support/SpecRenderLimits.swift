@@ -21,6 +21,10 @@ enum SpecRenderLimits {
             throw ReelError(.unsupported, "\(what) cannot reverse clips yet: reel compose can",
                             subject: "\(url.path): clips[\(index)].reverse")
         }
+        if let index = spec.clips.firstIndex(where: { $0.boomerang == true }) {
+            throw ReelError(.unsupported, "\(what) cannot play clips backwards yet: reel compose can",
+                            subject: "\(url.path): clips[\(index)].boomerang")
+        }
         if spec.audio?.music?.duck != nil {
             throw ReelError(.unsupported, "\(what) cannot duck the music yet: reel compose can",
                             subject: "\(url.path): audio.music.duck")

@@ -10,9 +10,13 @@ public enum TimelinePicture {
     ///   - composition: The edit to draw.
     ///   - video: Its video composition, for the overlays' rows; nil for none.
     ///   - width: The picture's width in pixels (the height follows the rows).
+    ///   - lanes: Names for tracks that are layers over the main track (`layer 0`,
+    ///     `layer 0 sound`, as ``BuiltComposition/layerTracks`` gives them): drawn as lanes
+    ///     of their own, with where each layer sits, and not counted as transitions.
     /// - Returns: The picture, to look at an edit without playing it.
     /// - Throws: ``ReelError`` when the picture cannot be made or its text drawn.
-    public static func render(_ composition: MutableComposition, video: VideoComposition?, width: Int = 1600) throws(ReelError) -> PixelBuffer {
+    public static func render(_ composition: MutableComposition, video: VideoComposition?, width: Int = 1600,
+                              lanes: [Int: String] = [:]) throws(ReelError) -> PixelBuffer {
         let duration = max(composition.duration.seconds, 0.001)
         let overlays = video?.animationTool?.sublayers ?? []
         let rows = composition.tracks.count + overlays.count
@@ -41,8 +45,10 @@ public enum TimelinePicture {
         var clipColour: [URL: (UInt8, UInt8, UInt8)] = [:]
         for track in composition.tracks {
             let y = axis + row * rowHeight
-            try picture.draw(try TextImage.render("\(track.mediaType) \(track.trackID)", width: margin - 8, height: 24,
-                                                  fontSize: 14, color: "#e0e0e0"), x: 6, y: y + 10)
+            let lane = lanes[track.trackID]
+            if lane != nil { picture.fillRect(x: 0, y: y + 2, width: width, height: rowHeight - 4, rgba: (34, 34, 44, 255)) }
+            try picture.draw(try TextImage.render(lane ?? "\(track.mediaType) \(track.trackID)", width: margin - 8, height: 24,
+                                                  fontSize: 14, color: lane == nil ? "#e0e0e0" : "#c0c0ff"), x: 6, y: y + 10)
             for segment in track.segments where !segment.isEmpty {
                 guard let url = segment.sourceURL else { continue }
                 let colour = clipColour[url] ?? palette[clipColour.count % palette.count]
@@ -61,15 +67,17 @@ public enum TimelinePicture {
                 } else if abs(segment.rate - 1) > 1e-6 {
                     label += String(format: " ×%.2g", segment.rate)
                 }
+                label += Self.styleNote(of: track, at: segment.timeMapping.target, in: video, lane: lane != nil)
                 try picture.draw(try TextImage.render(label, width: max(1, end - start - 6), height: 22, fontSize: 13,
                                                       color: "#101010"), x: start + 4, y: y + 14)
             }
             row += 1
         }
         // Transitions: where two video layers share an instruction.
-        for instruction in video?.instructions ?? [] where instruction.layerInstructions.count > 1 {
+        // (Layers over the main track are drawn in lanes of their own, not as transitions.)
+        for instruction in video?.instructions ?? [] where instruction.layerInstructions.filter({ lanes[$0.trackID] == nil }).count > 1 {
             let start = x(instruction.timeRange.start.seconds), end = x(instruction.timeRange.end.seconds)
-            let top = axis, bottom = axis + composition.tracks(withMediaType: .video).count * rowHeight
+            let top = axis, bottom = axis + composition.tracks(withMediaType: .video).filter({ lanes[$0.trackID] == nil }).count * rowHeight
             for stripe in stride(from: start, to: end, by: 8) {
                 picture.fillRect(x: stripe, y: top + 2, width: 1, height: bottom - top - 4, rgba: (235, 235, 240, 255))
             }
@@ -87,5 +95,26 @@ public enum TimelinePicture {
             row += 1
         }
         return picture
+    }
+
+    /// What a segment's layer instruction adds to its label: a layer's rectangle, and a look,
+    /// key, corners or border.
+    static func styleNote(of track: CompositionTrack, at range: MediaTimeRange, in video: VideoComposition?, lane: Bool) -> String {
+        guard track.mediaType == .video, let video else { return "" }
+        let middle = range.start + range.duration.multiplied(byRatio: 1, divisor: 2)
+        guard let layer = video.instruction(at: middle)?.layerInstructions.first(where: { $0.trackID == track.trackID }) else {
+            return ""
+        }
+        var notes: [String] = []
+        if lane {
+            let box = Rect(origin: .zero, size: track.naturalSize).applying(layer.transform(at: middle))
+            notes.append(String(format: "at %.0f,%.0f %.0fx%.0f", box.minX, box.minY, box.width, box.height))
+        }
+        if let style = layer.style {
+            if !style.filterName.isEmpty { notes.append(style.filterName.count > 24 ? "look" : style.filterName) }
+            if style.chromaKey != nil { notes.append("key") }
+            if style.cornerRadius > 0 || style.borderWidth > 0 { notes.append("framed") }
+        }
+        return notes.isEmpty ? "" : " [" + notes.joined(separator: ", ") + "]"
     }
 }

@@ -239,6 +239,10 @@ public final class ExportSession: @unchecked Sendable {
     private func run(progressHandler: (@Sendable (Double) -> Void)?) throws(ReelError) {
         guard let outputURL else { throw ReelError(.invalidArgument, "set outputURL before exporting", subject: "outputURL") }
         try refuseReplacingASource(outputURL)
+        if writesSoundOnly {
+            try exportSoundOnly(to: outputURL, progressHandler: progressHandler)
+            return
+        }
         if preset == .passthrough {
             let notes = try PassthroughExport.export(composition, audioMix: audioMix, to: outputURL, fileType: outputFileType,
                                                      optimizeForNetwork: shouldOptimizeForNetworkUse)

@@ -99,7 +99,7 @@ final class VideoRenderer {
                 }
                 if let style = layer.style {
                     try drawStyled(picture, style: style, into: frame, transform: decodeScale.concatenating(transform),
-                                   opacity: layer.opacity(at: time), crop: crop, at: time)
+                                   opacity: layer.opacity(at: time), crop: crop, at: time, hd: natural.height >= 720)
                     continue
                 }
                 Compositor.draw(picture, into: frame, transform: decodeScale.concatenating(transform),
@@ -271,7 +271,7 @@ extension VideoRenderer {
     /// Draws a styled layer's RGBA picture: keyed, through its look, then laid over the frame
     /// with its alpha, corners and border (``LayerCompositor``).
     func drawStyled(_ picture: PixelBuffer, style: LayerStyle, into frame: PixelBuffer, transform: ReelCore.AffineTransform,
-                    opacity: Double, crop: Rect?, at time: MediaTime) throws(ReelError) {
+                    opacity: Double, crop: Rect?, at time: MediaTime, hd: Bool) throws(ReelError) {
         var shown = picture
         if let key = style.chromaKey { shown = try LayerCompositor.keyed(shown, by: key) }
         if let handler = style.filterHandler {
@@ -286,6 +286,6 @@ extension VideoRenderer {
         LayerCompositor.draw(shown, into: frame, transform: fold.concatenating(transform), opacity: opacity,
                              crop: shown.width == picture.width && shown.height == picture.height ? crop : nil,
                              cornerRadius: style.cornerRadius * scale, borderWidth: style.borderWidth * scale,
-                             borderColor: style.borderColor)
+                             borderColor: style.borderColor, hd: hd)
     }
 }

@@ -11,6 +11,8 @@ public struct BuiltComposition: Sendable {
     public var clipRanges: [MediaTimeRange]
     /// The music bed's track (`audio.music`), if any.
     public var musicTrackID: Int?
+    /// The tracks of `layers`, by track ID: `layer 0`, `layer 0 sound` (for the timeline).
+    public var layerTracks: [Int: String] = [:]
 }
 
 extension BuiltComposition {
@@ -119,6 +121,8 @@ extension CompositionSpec {
             path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
         }
         guard !clips.isEmpty else { throw ReelError(.invalidArgument, "needs at least one clip", subject: "clips") }
+        // A boomerang is its range forwards then backwards: two clips.
+        if clips.contains(where: { $0.boomerang == true }) { return try expandingBoomerangs().build(relativeTo: folder) }
         var sequenceClips: [ClipSequence.Clip] = []
         var transitions: [Transition] = []
         for (index, clip) in clips.enumerated() {
@@ -217,6 +221,8 @@ extension CompositionSpec {
             throw error
         }
         var video = sequence.videoComposition
+        try applyClipLooks(to: &video, tracks: sequence.composition.tracks(withMediaType: .video).map(\.trackID),
+                           clipRanges: sequence.clipRanges, resolve: url)
         if let overlays, !overlays.isEmpty {
             let root = OverlayLayer(frame: Rect(origin: .zero, size: video.renderSize))
             for (index, overlay) in overlays.enumerated() {
@@ -233,14 +239,14 @@ extension CompositionSpec {
             for index in mix.inputParameters.indices { mix.inputParameters[index].setVolume(volume, at: .zero) }
         }
         // Layers over the main track, their sound at their own volume (not audio.volume's).
-        try addLayers(to: composition, video: &video, mix: &mix, resolve: url)
+        let layerTracks = try addLayers(to: composition, video: &video, mix: &mix, resolve: url)
         var musicTrackID: Int?
         if let music = audio?.music {
             try Self.addMusic(music, to: composition, mix: &mix, resolve: url)
             musicTrackID = mix.inputParameters.last?.trackID
         }
         return BuiltComposition(composition: composition, videoComposition: video, audioMix: mix, preset: presetValue,
-                                clipRanges: sequence.clipRanges, musicTrackID: musicTrackID)
+                                clipRanges: sequence.clipRanges, musicTrackID: musicTrackID, layerTracks: layerTracks)
     }
 
     /// The codecs of still picture files.

@@ -29,6 +29,10 @@ extension CompositionSpec {
         public var volume: Double?
         /// Keyframe animations of `opacity`, `position`, `scale` and `rotation`, as an overlay's.
         public var animations: [Animation]?
+        /// A look: a filter chain as `reel filter --filter` takes it.
+        public var filters: String?
+        /// A colour keyed out, its cast taken off the rest.
+        public var chromaKey: ChromaKeySpec?
     }
 
     /// A layer's border: its width in render pixels and its colour.
@@ -42,7 +46,10 @@ extension CompositionSpec {
     static let layerKnownKeys: [String: Set<String>] = [
         "layers[]": [
             "file", "start", "range", "speed", "frame", "fit", "opacity", "cornerRadius", "border", "volume", "animations",
+            "filters", "chromaKey",
         ],
+        "layers[].chromaKey": ["color", "similarity", "blend", "spill"],
+        "clips[].chromaKey": ["color", "similarity", "blend", "spill"],
         "layers[].range": ["start", "end"],
         "layers[].frame": ["x", "y", "width", "height"],
         "layers[].border": ["width", "color"],
@@ -59,16 +66,22 @@ extension CompositionSpec {
     ///   - video: Its instructions.
     ///   - mix: The mix the layers' sound joins.
     ///   - resolve: Turns a spec path into a file URL.
+    /// - Returns: The layers' track IDs and their names (`layer 0`, `layer 0 sound`).
     /// - Throws: ``ReelError`` naming the spec path (`layers[1].frame.width`).
-    func addLayers(
-        to composition: MutableComposition, video: inout VideoComposition, mix: inout AudioMix,
-        resolve: (String) -> URL
-    ) throws(ReelError) {
+    @discardableResult
+    func addLayers(to composition: MutableComposition, video: inout VideoComposition, mix: inout AudioMix,
+                   resolve: (String) -> URL) throws(ReelError) -> [Int: String] {
+        var lanes: [Int: String] = [:]
         for (index, spec) in (layers ?? []).enumerated() {
             let name = "layers[\(index)]"
             let layer = try Self.videoLayer(spec, at: name, resolve: resolve)
+            let before = Set(composition.tracks.map(\.trackID))
             try layer.insert(into: composition, videoComposition: &video, audioMix: &mix, name: name)
+            for track in composition.tracks where !before.contains(track.trackID) {
+                lanes[track.trackID] = track.mediaType == .audio ? "layer \(index) sound" : "layer \(index)"
+            }
         }
+        return lanes
     }
 
     /// A spec layer checked and made into a ``VideoLayer``.
@@ -86,6 +99,10 @@ extension CompositionSpec {
                     ? "has no video"
                     : "lasts 0 s: a layer is a movie (a still picture is an image overlay)",
                 subject: "\(name).file \(asset.url.path)")
+        }
+        if let video = asset.tracks(withMediaType: .video).first, stillCodecs.contains(video.codec), video.frameCount <= 1 {
+            throw ReelError(.invalidArgument, "is a still picture: a layer is a movie (a picture goes in overlays[] as an image)",
+                            subject: "\(name).file \(asset.url.path)")
         }
         let start = spec.start ?? 0
         guard secondsRule.admits(start) else { throw secondsRule.refusal(start, at: "\(name).start") }
@@ -148,6 +165,11 @@ extension CompositionSpec {
             let (r, g, b) = try colour(border.color, at: "\(name).border.color")
             layer.style.borderWidth = border.width
             layer.style.borderColor = (r, g, b)
+        }
+        if let look = try look(filters: spec.filters, key: spec.chromaKey, at: name, resolve: resolve) {
+            layer.style.chromaKey = look.chromaKey
+            layer.style.filterName = look.filterName
+            layer.style.filterHandler = look.filterHandler
         }
         if let animations = spec.animations, !animations.isEmpty {
             // The overlay's checks and easing, through a stand-in overlay of the same frame.

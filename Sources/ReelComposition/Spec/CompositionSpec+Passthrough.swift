@@ -29,6 +29,7 @@ extension CompositionSpec {
             if clip.kenBurns != nil { return refusal("clips[\(index)].kenBurns", "moves over the picture") }
             if clip.freeze != nil { return refusal("clips[\(index)].freeze", "holds a picture") }
             if clip.reverse == true { return refusal("clips[\(index)].reverse", "plays the clip backwards") }
+            if clip.boomerang == true { return refusal("clips[\(index)].boomerang", "plays the clip forwards and backwards") }
             if let transition = clip.transition, transition.type != "none", index < clips.count - 1 {
                 return refusal("clips[\(index)].transition", "mixes two clips' pictures")
             }

@@ -50,6 +50,12 @@ public struct CompositionSpec: Codable, Sendable {
         /// takes the file as given: the caller puts the reversed copy of the range in its
         /// place first (``ReversedCopy``), as `reel compose` does.
         public var reverse: Bool?
+        /// A look: a filter chain as `reel filter --filter` takes it (``CompositionSpec/layerKnownKeys``).
+        public var filters: String?
+        /// A colour keyed out, its cast taken off the rest.
+        public var chromaKey: ChromaKeySpec?
+        /// `true` plays the range forwards then backwards (``expandingBoomerangs()``).
+        public var boomerang: Bool?
     }
 
     /// At `at` seconds into the clip as it plays, its picture holds for `duration` seconds
@@ -208,7 +214,7 @@ public struct CompositionSpec: Codable, Sendable {
         "": ["renderSize", "frameRate", "preset", "clips", "overlays", "audio", "animation", "layers"],
         "animation": ["palette", "dither", "loop"],
         "renderSize": ["width", "height"],
-        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns", "freeze", "reverse"],
+        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns", "freeze", "reverse", "filters", "chromaKey", "boomerang"],
         "clips[].freeze": ["at", "duration"],
         "clips[].kenBurns": ["start", "end", "easing"],
         "clips[].kenBurns.start": ["x", "y", "width", "height"],
