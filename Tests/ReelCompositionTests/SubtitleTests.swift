@@ -166,6 +166,8 @@ import Testing
         ("1\n00:00:09,000 --> 00:00:10,000\nlate\n", "late.srt:2: the cue starts at 00:00:09,000, at or after the composition's end"),
         ("[Script Info]\n\n[Events]\nFormat: Layer, Start, End, Style, Text\nDialogue: 0,0:00:01.00,0:00:0x.00,Default,Hi\n",
          "broken.ass:5: cannot read the times"),
+        ("1\r\n00:00:01,000 --> 00:00:02,000\r\nok\r\n\r\n2\r\n00:00:01,000 --> 00:00:0x,500\r\nbad\r\n", "crlf.srt:6: cannot read the times"),
+        ("1\n00:00:01,000 --> 00:00:02,000\n" + String(repeating: "x", count: 20000) + "\n", "huge.srt:2: the cue's text is 20000 characters"),
     ])
     func hostileSubtitleFilesAreRefusedByFileAndLine(contents: String, expected: String) throws {
         let name = String(expected.prefix { $0 != ":" })
@@ -182,6 +184,16 @@ import Testing
             #expect(result.standardError.contains(expected), "\(arguments[0]): \(result.standardError)")
             #expect(!FileManager.default.fileExists(atPath: out.path))
         }
+    }
+
+    /// A SubRip file from Windows (a byte-order mark, CR LF line ends) reads as any other.
+    @Test func windowsLineEndsRead() throws {
+        let url = try write("\u{FEFF}1\r\n00:00:01,000 --> 00:00:02,000\r\nfirst\r\n\r\n2\r\n00:00:02,500 --> 00:00:03,000\r\nsecond\r\nline\r\n",
+                            "windows.srt")
+        let document = try SubtitleDocument(contentsOf: url)
+        #expect(document.cues.map(\.start) == [1000, 2500] && document.cues.map(\.end) == [2000, 3000])
+        #expect(document.cues.map(\.text) == ["first", "second\nline"])
+        #expect(document.cues.map(\.line) == [2, 6])
     }
 
     @Test func aMissingSubtitleFileIsNamed() throws {

@@ -108,10 +108,14 @@ public struct SubtitleDocument: Sendable {
 
     /// The lines of a text, numbered from 1, with their line ends removed (CR LF or LF).
     static func numberedLines(_ text: String) -> [(Int, Substring)] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, line in
-            (index + 1, line.hasSuffix("\r") ? line.dropLast() : line)
-        }
+        // CR LF is one Character in Swift, so line ends are made LF before splitting.
+        let unified = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        return unified.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, line in (index + 1, line) }
     }
+
+    /// The longest cue text read, in characters: libass lays a cue out on every picture it
+    /// shows on, and a megabyte cue would stall the render.
+    static let longestCue = 10_000
 
     /// `HH:MM:SS,mmm` (SubRip; a dot is taken too) in milliseconds, or nil.
     static func srtTime(_ text: Substring) -> Int64? {
@@ -175,7 +179,11 @@ public struct SubtitleDocument: Sendable {
                 body.append(lines[index].1)
                 index += 1
             }
-            cues.append(Cue(start: start, end: end, text: body.joined(separator: "\n"), line: number))
+            let words = body.joined(separator: "\n")
+            guard words.count <= longestCue else {
+                throw fail(number, "the cue's text is \(words.count) characters; at most \(longestCue)")
+            }
+            cues.append(Cue(start: start, end: end, text: words, line: number))
         }
         return cues
     }
@@ -224,6 +232,9 @@ public struct SubtitleDocument: Sendable {
             }
             words = words.replacingOccurrences(of: "\\N", with: "\n").replacingOccurrences(of: "\\n", with: "\n")
                 .replacingOccurrences(of: "\\h", with: " ")
+            guard words.count <= longestCue else {
+                throw ReelError(.invalidData, "the cue's text is \(words.count) characters; at most \(longestCue)", subject: "\(name):\(number)")
+            }
             cues.append(Cue(start: start, end: end, text: words, line: number))
         }
         guard sawScriptInfo else {
