@@ -10,7 +10,7 @@ public enum ReelCLI {
 
     static let commands: [any Command] = [
         ProbeCommand(), ThumbnailCommand(), ContactSheetCommand(), TranscodeCommand(), FiltersCommand(), FilterCommand(), StabilizeCommand(),
-        MergeCommand(), ComposeCommand(), TimelineCommand(), ExportCommand(), SpeedCommand(), DemoCommand(),
+        MergeCommand(), ComposeCommand(), SubtitlesCommand(), TimelineCommand(), ExportCommand(), SpeedCommand(), DemoCommand(),
         DevicesCommand(), RecordCommand(), PhotoCommand(), ShootCommand(), StudioCommand(), RecoverCommand(), PlayCommand(),
         PlanCommand(), JobsCommand(), RenderChunkCommand(), RenderSoundCommand(), JoinCommand(), ChunkWorkerCommand(), JobFailedCommand(), BatchCommand(), BatchItemCommand(),
     ]

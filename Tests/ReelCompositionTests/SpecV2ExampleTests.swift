@@ -16,6 +16,8 @@ import Testing
         let directory = try Paths.temporaryDirectory("reel-spec-v2-example")
         let spec = directory.appendingPathComponent("composition-v2.json")
         try FileManager.default.copyItem(at: Paths.packageRoot.appendingPathComponent("docs/examples/composition-v2.json"), to: spec)
+        try FileManager.default.copyItem(at: Paths.packageRoot.appendingPathComponent("docs/examples/composition-v2.srt"),
+                                         to: directory.appendingPathComponent("composition-v2.srt"))
         for (name, seconds, tone) in [("arrival.mp4", 4, 440), ("departure.mp4", 2, 660)] {
             try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=\(seconds)",
                                       "-f", "lavfi", "-i", "sine=frequency=\(tone):sample_rate=48000:duration=\(seconds)",

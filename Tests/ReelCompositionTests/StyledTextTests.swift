@@ -79,6 +79,34 @@ import Testing
         #expect(ring > 200 && Double(ringRed) / Double(ring) > 0.95, "\(ringRed) of \(ring) ring pixels are red")
     }
 
+    /// A black shadow 6 px right and down: where the text (drawn without a shadow) is solid
+    /// 6 px up and left of a pixel the text itself leaves empty, that pixel is opaque black;
+    /// blurred by 8 px the same shadow spreads into half-transparent pixels around it.
+    @Test func shadowIsTheTextMovedAndBlurred() throws {
+        let (width, height) = (300, 140)
+        let plainStyle = TextStyle(weight: 700, fontSize: 60)
+        var hard = plainStyle
+        hard.shadow = TextStyle.Shadow(offsetX: 6, offsetY: 6, blur: 0, color: .black)
+        var soft = hard
+        soft.shadow?.blur = 8
+        let plain = pixels(try StyledTextImage("Shade", style: plainStyle, width: width, height: height).picture())
+        let hardShadow = pixels(try StyledTextImage("Shade", style: hard, width: width, height: height).picture())
+        let softShadow = pixels(try StyledTextImage("Shade", style: soft, width: width, height: height).picture())
+        func alpha(_ bytes: [UInt8], _ x: Int, _ y: Int) -> UInt8 { bytes[(y * width + x) * 4 + 3] }
+        var checked = 0
+        for y in 6..<height {
+            for x in 6..<width where alpha(plain, x - 6, y - 6) == 255 && alpha(plain, x, y) == 0 {
+                checked += 1
+                let i = (y * width + x) * 4
+                #expect(Array(hardShadow[i..<i + 4]) == [0, 0, 0, 255], "at \(x),\(y): \(Array(hardShadow[i..<i + 4]))")
+                if hardShadow[i + 3] != 255 { return }
+            }
+        }
+        #expect(checked > 200, "\(checked) shadow pixels checked")
+        let partial = { (bytes: [UInt8]) in stride(from: 3, to: bytes.count, by: 4).filter { bytes[$0] > 0 && bytes[$0] < 255 }.count }
+        #expect(partial(softShadow) > 2 * partial(hardShadow), "\(partial(softShadow)) half-transparent pixels blurred, \(partial(hardShadow)) hard")
+    }
+
     /// A blue box with 20 px of padding and 16 px corners: its padded rectangle is blue to
     /// the byte (the band of padding above the text, corners aside), its corner pixels are
     /// transparent beyond the radius, and nothing is drawn outside it.

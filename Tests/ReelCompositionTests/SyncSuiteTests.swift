@@ -318,6 +318,40 @@ import Testing
                   events: events, duration: 7)
     }
 
+    /// Spec v2: subtitles over two clips joined by a dissolve, burned in by libass (the
+    /// pictures inside the cues redrawn, between the flashes so that no flash is covered) and
+    /// as a soft track (the rendered streams copied into a new file beside a mov_text track):
+    /// no click moves off its flash, and the picture and sound keep their lengths.
+    @Test(arguments: [true, false])
+    func composeWithSubtitles(_ burn: Bool) throws {
+        let kind = FlashClick()
+        let source = try clip(kind)
+        try Data("""
+            1
+            00:00:00,600 --> 00:00:01,400
+            SUBTITLE ONE
+
+            2
+            00:00:01,600 --> 00:00:02,400
+            <i>two</i>
+
+            3
+            00:00:03,200 --> 00:00:03,900
+            three
+
+            """.utf8).write(to: directory.appendingPathComponent("sync.srt"))
+        let spec = directory.appendingPathComponent("subtitles-\(burn).json")
+        try Data("""
+            {"clips": [{"file": "\(source.lastPathComponent)", "transition": {"type": "dissolve", "duration": 0.4}},
+                       {"file": "\(source.lastPathComponent)"}],
+             "subtitles": {"file": "sync.srt", "burn": \(burn)}}
+            """.utf8).write(to: spec)
+        let out = directory.appendingPathComponent("subtitles-\(burn).mp4")
+        let expected = merged(kind, count: 2, transition: 0.4)
+        try judge("compose subtitles \(burn ? "burned" : "soft")", ["compose", spec.path, "-o", out.path], output: out,
+                  events: expected.events, duration: expected.duration)
+    }
+
     // MARK: - segment merge
 
     @Test func segmentMerge() throws {

@@ -155,27 +155,27 @@ package enum StyledTextRenderer {
         return try tinted(mask, width: width, height: height, color: color)
     }
 
-    /// Three box blurs of radius about `radius` / 2 each, near a Gaussian.
+    /// Three box blurs of radius about `radius` / 2 each, near a Gaussian; each pass keeps a
+    /// running sum, so the cost does not grow with the radius.
     static func blurred(_ mask: [UInt8], width: Int, height: Int, radius: Double) -> [UInt8] {
         let r = Int((radius / 2).rounded(.up))
-        guard r > 0 else { return mask }
+        guard r > 0, width > 0, height > 0 else { return mask }
         var values = mask.map(Double.init)
         var scratch = values
+        let span = Double(2 * r + 1)
+        /// One pass along a line of `count` values `stride` apart from `start`, edges repeated.
+        func pass(_ input: [Double], _ output: inout [Double], start: Int, count: Int, stride: Int) {
+            func at(_ i: Int) -> Double { input[start + min(max(i, 0), count - 1) * stride] }
+            var sum = 0.0
+            for k in -r...r { sum += at(k) }
+            for i in 0..<count {
+                output[start + i * stride] = sum / span
+                sum += at(i + r + 1) - at(i - r)
+            }
+        }
         for _ in 0..<3 {
-            for row in 0..<height {
-                for column in 0..<width {
-                    var sum = 0.0
-                    for k in -r...r { sum += values[row * width + min(max(column + k, 0), width - 1)] }
-                    scratch[row * width + column] = sum / Double(2 * r + 1)
-                }
-            }
-            for row in 0..<height {
-                for column in 0..<width {
-                    var sum = 0.0
-                    for k in -r...r { sum += scratch[min(max(row + k, 0), height - 1) * width + column] }
-                    values[row * width + column] = sum / Double(2 * r + 1)
-                }
-            }
+            for row in 0..<height { pass(values, &scratch, start: row * width, count: width, stride: 1) }
+            for column in 0..<width { pass(scratch, &values, start: column, count: height, stride: width) }
         }
         return values.map { UInt8(min(max($0.rounded(), 0), 255)) }
     }

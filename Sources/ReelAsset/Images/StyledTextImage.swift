@@ -3,7 +3,7 @@ public import ReelCore
 
 /// Styled text laid out in a picture of a given size: the font family and weight that
 /// fontconfig resolves, an outline, a shadow, a rounded box, alignment and wrapping
-/// (``TextStyle``). Each word is drawn on its own, so that ``picture(opacities:)`` can
+/// (``ReelCore/TextStyle``). Each word is drawn on its own, so that ``picture(opacities:)`` can
 /// show words or lines one at a time.
 public struct StyledTextImage: @unchecked Sendable {
     /// One word's place.

@@ -70,6 +70,7 @@ struct ComposeCommand: Command {
         var inputs = [("the spec", specURL.path)]
         inputs += description.clips.enumerated().map { ("clips[\($0.offset)].file", resolved($0.element.file)) }
         if let music = description.audio?.music { inputs.append(("audio.music.file", resolved(music.file))) }
+        if let subtitles = description.subtitles { inputs.append(("subtitles.file", resolved(subtitles.file))) }
         for (index, overlay) in (description.overlays ?? []).enumerated() {
             if let file = overlay.file { inputs.append(("overlays[\(index)].file", resolved(file))) }
         }
@@ -122,8 +123,20 @@ struct ComposeCommand: Command {
                                      result.peakLimited ? " (held back by the peak: the output is quieter than \(target) LUFS)" : ""))
             }
         }
+        // Soft subtitles: the movie is rendered under a hidden name, then copied with a mov_text track.
+        let softSubtitles: SpecSubtitles?
+        do {
+            softSubtitles = try SpecSubtitles(description, built: built, folder: folder, output: url, animated: animated != nil)
+        } catch {
+            throw ReelError(error.code, error.message, subject: "\(specURL.path): \(error.subject ?? "spec")")
+        }
+        if let softSubtitles {
+            try OutputGuard.refuse(output: softSubtitles.webVTT, replacing: inputs)
+            InProgressFiles.add(softSubtitles.movie)
+        }
+        defer { if let softSubtitles { InProgressFiles.remove(softSubtitles.movie) } }
         let session = ExportSession(composition: built.composition, preset: preset)
-        session.outputURL = movie ?? url
+        session.outputURL = movie ?? softSubtitles?.movie ?? url
         session.outputFileType = type
         session.videoComposition = built.videoComposition
         session.audioMix = built.audioMix
@@ -144,6 +157,7 @@ struct ComposeCommand: Command {
             return 0
         }
         try await CompositionExport.run(session, console: console, json: arguments.flag("json"), label: "compose")
+        try softSubtitles?.finish(console: console)
         return 0
     }
 }

@@ -29,6 +29,10 @@ enum SpecRenderLimits {
             throw ReelError(.unsupported, "\(what) cannot duck the music yet: reel compose can",
                             subject: "\(url.path): audio.music.duck")
         }
+        if spec.subtitles != nil {
+            throw ReelError(.unsupported, "\(what) cannot burn or add subtitles yet: reel compose can",
+                            subject: "\(url.path): subtitles")
+        }
         if spec.audio?.loudness != nil {
             throw ReelError(.unsupported, "\(what) cannot normalise the loudness yet: reel compose can",
                             subject: "\(url.path): audio.loudness")

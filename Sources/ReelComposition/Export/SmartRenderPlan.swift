@@ -199,6 +199,9 @@ private struct Planner {
         if let root = video.animationTool, Self.draws(root, at: time, parentOpacity: 1) {
             return .failure(Refusal(reason: "an overlay is drawn"))
         }
+        if let subtitles = video.subtitleBurnIn, subtitles.shows(at: time) {
+            return .failure(Refusal(reason: "a subtitle is burned in"))
+        }
         guard let instruction = video.instruction(at: time) else {
             return .failure(Refusal(reason: "no instruction: background only"))
         }

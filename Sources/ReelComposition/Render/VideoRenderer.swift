@@ -29,6 +29,7 @@ final class VideoRenderer {
     private var sources: [SourceKey: TrackFrameSource] = [:]
     private var textCache: [ObjectIdentifier: PixelBuffer] = [:]
     private var styledText = StyledTextCache()
+    private var subtitles: SubtitleBurnInRenderer?
 
     /// - Parameter readAhead: how many decoded frames each visible source may hold ready,
     ///   decoded on a thread of its own; 0 (the default, for random access) decodes each
@@ -108,6 +109,10 @@ final class VideoRenderer {
             if instruction.enablePostProcessing, let root = videoComposition.animationTool {
                 try drawOverlay(root, into: frame, at: time, parentOpacity: 1)
             }
+        }
+        if let burnIn = videoComposition.subtitleBurnIn {
+            if subtitles == nil { subtitles = SubtitleBurnInRenderer(burnIn, renderHeight: videoComposition.renderSize.height) }
+            try subtitles?.burn(frame, at: time)
         }
         return frame
     }
@@ -262,6 +267,7 @@ final class VideoRenderer {
     }
 
     func close() {
+        subtitles?.close()
         for (_, source) in sources { source.close() }
         sources.removeAll()
     }

@@ -232,6 +232,7 @@ extension CompositionSpec {
         }
         var mix = sequence.audioMix
         let composition = sequence.composition
+        video.subtitleBurnIn = try subtitleBurnIn(relativeTo: folder, duration: composition.duration)
         if let volume = audio?.volume {
             guard (0...4).contains(volume) else {
                 throw ReelError(.invalidArgument, "wants 0 to 4, not \(volume)", subject: "audio.volume")

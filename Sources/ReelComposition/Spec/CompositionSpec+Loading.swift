@@ -71,8 +71,10 @@ extension CompositionSpec {
 
     private static func checkKeys(_ object: Any, path: String, pattern: String, name: String) throws(ReelError) {
         if let dictionary = object as? [String: Any] {
-            guard let base = knownKeys[pattern] ?? layerKnownKeys[pattern] ?? textKnownKeys[pattern] else { return }
+            guard let base = knownKeys[pattern] ?? layerKnownKeys[pattern] ?? textKnownKeys[pattern] ?? subtitleKnownKeys[pattern]
+            else { return }
             let known = base.union(layerKnownKeys[pattern] ?? []).union(textKnownKeys[pattern] ?? [])
+                .union(subtitleKnownKeys[pattern] ?? [])
             for key in dictionary.keys.sorted() where !known.contains(key) {
                 let place = path.isEmpty ? "the top level" : path
                 throw ReelError(.invalidData, "unknown key '\(ReelError.quoted(key, limit: 40))' in \(place) (known: \(known.sorted().joined(separator: ", ")))",

@@ -130,7 +130,7 @@ extension CompositionSpec {
             for (index, value) in array.enumerated() {
                 try checkValues(value, path: "\(path)[\(index)]", pattern: "\(pattern)[]")
             }
-        } else if let rule = numberRules[pattern] ?? textNumberRules[pattern], let number = number(object), !rule.admits(number) {
+        } else if let rule = numberRules[pattern] ?? textNumberRules[pattern] ?? subtitleNumberRules[pattern], let number = number(object), !rule.admits(number) {
             throw rule.refusal(number, at: path)
         }
     }

@@ -21,6 +21,7 @@ extension CompositionSpec {
         if frameRate != nil { return refusal("frameRate", "sets a frame rate") }
         if let overlays, !overlays.isEmpty { return refusal("overlays", "draws over the pictures") }
         if let layers, !layers.isEmpty { return refusal("layers", "draws clips over the pictures") }
+        if subtitles?.burn == true { return refusal("subtitles.burn", "burns subtitles into the pictures") }
         for (index, clip) in clips.enumerated() {
             if let speed = clip.speed, speed != 1 { return refusal("clips[\(index)].speed", "changes the clip's speed") }
             if clip.stabilize != nil { return refusal("clips[\(index)].stabilize", "steadies the clip's pictures") }

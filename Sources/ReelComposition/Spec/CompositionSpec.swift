@@ -208,6 +208,8 @@ public struct CompositionSpec: Codable, Sendable {
     public var audio: Audio?
     /// How a GIF, WebP or PNG-sequence output is written (ignored for a movie).
     public var animation: AnimatedOutput?
+    /// Subtitles burned in or written as a soft track.
+    public var subtitles: Subtitles?
 
     /// The keys each object may have, to catch typos that decoding would skip over.
     static let knownKeys: [String: Set<String>] = [

@@ -13,6 +13,8 @@ public struct VideoComposition: Sendable {
     public var animationTool: OverlayLayer?
     /// Swift code that makes each frame instead of the built-in compositor. `customVideoCompositorClass`.
     public var customVideoCompositor: (any VideoCompositing)?
+    /// Subtitles burned into the pictures (libass), drawn over the overlays.
+    public var subtitleBurnIn: SubtitleBurnIn?
 
     /// An empty composition to fill in, as seed 003 does with `[AVMutableVideoComposition videoComposition]`:
     /// no render size, no frame duration and no instructions until they are set (an export
