@@ -34,7 +34,7 @@ def main():
         pressed = time.time()
         driver.find_element("id", "save-replay").click()
         announced = wait(driver, "const a = document.getElementById('announce').textContent;"
-                                 " return a.startsWith('Replay saved') ? a : null;", timeout=40)
+                                 " return a.startsWith('Replay saved') ? a : null;", timeout=90)
         result["savedAfter"] = time.time() - pressed
         result["announced"] = announced
         result["toast"] = driver.execute_script("return document.getElementById('toast').textContent")
