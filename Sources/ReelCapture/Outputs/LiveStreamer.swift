@@ -176,8 +176,9 @@ package final class LiveStreamer: @unchecked Sendable {
         } else {
             writer = AssetWriter(streamingTo: url, formatName: formatName)
         }
-        let keySeconds = segments?.interval.seconds ?? 2
-        let interval = max(1, Int(min(600, (frameRate * keySeconds).rounded())))
+        // A stream to a server: a keyframe every 2 s. A segmented writer puts one at each
+        // segment interval itself (from the expected frame rate), so it is given none.
+        let interval = segments == nil ? max(1, Int(min(600, (frameRate * 2).rounded()))) : nil
         let video = AssetWriterInput(
             mediaType: .video,
             outputSettings: VideoSettings(
