@@ -25,6 +25,9 @@ public struct StudioConfiguration: Sendable {
     /// An accelerometer to follow instead of ``heldOrientation``: read at each photo and
     /// at the first segment of each video (the segments of one video share its matrix).
     public var orientationSource: (any OrientationSource)?
+    /// Seconds of replay buffer (`--replay-buffer`): the last N seconds kept on disk, saved to
+    /// the library by the camera page's Save replay button or `POST /api/replay`; nil for none.
+    public var replaySeconds: Double?
 
     public init(host: String = "127.0.0.1", port: Int = 8080, cameraID: String? = nil, microphoneID: String? = nil,
                 library: URL? = nil, accessToken: String? = nil) {

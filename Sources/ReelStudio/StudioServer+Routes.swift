@@ -47,6 +47,12 @@ extension StudioServer {
             response.setHeader("X-Frame", String(frame.frameIndex))
             response.setHeader("Cache-Control", "no-store")
             return response
+        case ("POST", "replay"):
+            guard let replay else {
+                return StudioResponse.error("no replay buffer: start reel studio with --replay-buffer SECONDS", status: 409)
+            }
+            replay.save()
+            return StudioResponse.json(["saving": replay.seconds], status: 202)
         case ("GET", "live/init.mp4"), ("GET", "live/fragment"):
             return liveSound(request, route: route)
         case ("GET", "events"):
@@ -181,7 +187,7 @@ extension StudioServer {
     }
 
     private var knownRoutes: Set<String> {
-        ["state", "status", "preview.mjpg", "preview.jpg", "live", "events", "camera", "microphone", "preset", "filter", "library",
+        ["state", "status", "preview.mjpg", "preview.jpg", "live", "replay", "events", "camera", "microphone", "preset", "filter", "library",
          "compose", "photo", "segments", "focus", "control"]
     }
 
@@ -323,7 +329,8 @@ extension StudioServer {
             preset: camera.session.sessionPreset.rawValue,
             filters: ["none"] + LiveCamera.filterNames, filter: camera.filterName,
             controls: panel.controls(), focus: panel.focus, segmentLimit: ShortVideoDesk.limitSeconds,
-            shortestPress: ShortVideoDesk.shortestPress, compose: compose.current, status: status())
+            shortestPress: ShortVideoDesk.shortestPress, replaySeconds: replay?.seconds, compose: compose.current,
+            status: status())
     }
 
     func status() -> StudioStatus {

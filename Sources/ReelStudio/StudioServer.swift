@@ -25,6 +25,8 @@ public final class StudioServer: @unchecked Sendable {
     let photos: PhotoDesk
     let shortVideo: ShortVideoDesk
     let panel: DeviceControlPanel
+    /// The replay buffer, with `--replay-buffer`.
+    let replay: ReplayDesk?
     private var http: HTTPServer?
     private let lock = NSLock()
     private var ticker: (any DispatchSourceTimer)?
@@ -48,6 +50,14 @@ public final class StudioServer: @unchecked Sendable {
         photos = PhotoDesk(camera: camera, library: library)
         shortVideo = try ShortVideoDesk(camera: camera, library: library, events: events)
         panel = DeviceControlPanel(camera: camera, photos: photos, shortVideo: shortVideo)
+        let reports = ReportRelay()
+        if let seconds = configuration.replaySeconds {
+            replay = try ReplayDesk(seconds: seconds, camera: camera, folder: library.videoFolder, events: events) { line in
+                reports.send(line)
+            }
+        } else {
+            replay = nil
+        }
         // Once every output is in the session, so the recordings' connections get it too.
         if let source = configuration.orientationSource {
             camera.follow(source)
@@ -55,6 +65,7 @@ public final class StudioServer: @unchecked Sendable {
             camera.hold(held)
         }
         camera.soundStream.onFailure { [weak self] message in self?.report(message) }
+        reports.connect { [weak self] message in self?.report(message) }
         // A page that goes away mid-recording (closed, reloaded, lost) lets go of its press.
         events.onPageLeft { [weak self] page in
             guard let self else { return }
@@ -101,6 +112,7 @@ public final class StudioServer: @unchecked Sendable {
         shortVideo.pause()
         server?.stop()
         camera.stop()
+        replay?.close()
     }
 
     /// The largest request body the studio takes (JSON commands are far smaller).

@@ -8,7 +8,7 @@ struct StudioCommand: Command {
     let spec = CommandSpec(
         name: "studio",
         abstract: "Reel Studio: the camera, gallery and compose pages as a local web app.",
-        usage: "[--host 127.0.0.1] [--port 8080] [--camera ID] [--mic ID|none] [--library DIR] [--orientation HELD]",
+        usage: "[--host 127.0.0.1] [--port 8080] [--camera ID] [--mic ID|none] [--library DIR] [--orientation HELD] [--replay-buffer S]",
         positionals: 0...0,
         options: [
             .value("host", "ADDR", help: "Where to listen (default 127.0.0.1). Any other address needs the printed access token."),
@@ -17,6 +17,8 @@ struct StudioCommand: Command {
             .value("mic", "ID", help: "The microphone, or none (default virtual:microphone)."),
             .value("library", "DIR", help: "Where photos and videos go (default: the XDG pictures and videos folders, in Reel)."),
             ConnectionOptions.orientation,
+            .value("replay-buffer", "S", help: "Keep the last S seconds (1-3600) on disk; the camera page's Save replay button "
+                + "(or POST /api/replay) saves them to the videos without stopping."),
         ],
         discussion: """
         Open the printed address in a browser. Ctrl-C stops the studio.
@@ -35,6 +37,7 @@ struct StudioCommand: Command {
             host: host, port: port, cameraID: arguments.value("camera"), microphoneID: arguments.value("mic"), library: library)
         configuration.heldOrientation = held
         configuration.orientationSource = sensor
+        configuration.replaySeconds = try arguments.double("replay-buffer", in: 1...3600)
         // A server with a thread per connection: keep glibc from holding on to what they free.
         AllocatorTuning.boundRetainedMemory()
         let studio = try StudioServer(configuration: configuration)

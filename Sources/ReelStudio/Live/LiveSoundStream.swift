@@ -85,15 +85,15 @@ final class LiveSoundStream: AssetWriterDelegate, @unchecked Sendable {
     private var wallOffset: Double?
     /// Runs being finished off the capture's queues.
     private let finishing = DispatchQueue(label: "reel.studio.sound-stream")
-    private let reporter = PosixMutex<(@Sendable (String) -> Void)?>(nil)
+    private let reporter = ReportRelay()
 
     /// Tells `report` of each failure to encode from now on (one line each).
     func onFailure(_ report: @escaping @Sendable (String) -> Void) {
-        reporter.withLock { $0 = report }
+        reporter.connect(report)
     }
 
     private func report(_ message: String) {
-        reporter.withLock { $0 }?(message)
+        reporter.send(message)
     }
 
     /// Whether a page is watching the stream with sound now.

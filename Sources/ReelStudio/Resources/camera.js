@@ -166,6 +166,18 @@
     }
   }
   $("sound-chip").addEventListener("click", () => setSound(!sound.on));
+
+  // Save replay: the studio keeps recording; the file lands in the gallery a second or two later.
+  $("save-replay").addEventListener("click", async () => {
+    try {
+      const answer = await api("/api/replay", { method: "POST" });
+      toast(`Saving the last ${Math.round(answer.saving)} seconds…`);
+    } catch (error) { toast(error.message, "error"); }
+  });
+  on("replay", (event) => {
+    toast(`Replay saved: ${event.saved}`);
+    $("announce").textContent = `Replay saved to the gallery: ${event.saved}`;
+  });
   startPreview();
 
   // Every page shows the studio's state: it comes with each answer and as the `state`
@@ -187,6 +199,15 @@
     $("switch-reason").textContent = single ? "This machine has one camera. To add a clip as a second one, start reel studio with --camera\u00a0file:CLIP.mp4." : "";
     renderControls(state.controls);
     renderChips();
+    // The replay buffer's button, with `reel studio --replay-buffer N`.
+    const replay = state.replaySeconds;
+    $("save-replay").hidden = !replay;
+    if (replay) {
+      const words = `Save the last ${Math.round(replay)} seconds as a video`;
+      $("save-replay").setAttribute("aria-label", words);
+      $("save-replay").title = words;
+      $("save-replay-text").textContent = `Last ${Math.round(replay)} s`;
+    }
   }
 
   // A picker's options are replaced only when they change; its value follows the state.

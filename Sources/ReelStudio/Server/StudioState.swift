@@ -50,6 +50,8 @@ struct StudioState: Encodable, Sendable {
     var segmentLimit: Double
     /// The shortest hold that records.
     var shortestPress: Double
+    /// The seconds a saved replay keeps (`--replay-buffer`); nil without a replay buffer.
+    var replaySeconds: Double?
     /// The export under way or the last one, with its request, progress and result.
     var compose: ComposeDesk.Job?
     var status: StudioStatus?

@@ -1,8 +1,7 @@
 import Dispatch
-import Foundation
-import ReelAsset
-import ReelCapture
-import ReelCore
+package import Foundation
+package import ReelAsset
+package import ReelCore
 
 /// `reel record --rtmp URL`: the capture, encoded a second time, pushed to a streaming
 /// server through FFmpeg's RTMP protocol (FLV), beside the local recording, which never
@@ -11,7 +10,7 @@ import ReelCore
 /// so a server back up is reached within about 2 s; the new connection starts at the next
 /// frame. Frames that come while a connection is being made, or while the encoder is busy,
 /// are not streamed (the local file has them all).
-final class LiveStreamer: @unchecked Sendable {
+package final class LiveStreamer: @unchecked Sendable {
     private struct Link {
         var writer: AssetWriter
         var video: AssetWriterInput
@@ -28,13 +27,13 @@ final class LiveStreamer: @unchecked Sendable {
         case stopped
     }
 
-    let url: URL
+    package let url: URL
     /// FFmpeg's muxer for the protocol: `flv` for RTMP, `mpegts` for SRT.
     private let formatName: String
     /// For `--hls DIR`: the folder the live playlist and its segments go to (no reconnecting).
-    let folder: SegmentFolderWriter?
+    package let folder: SegmentFolderWriter?
     /// For `--replay-buffer N`: the buffer the segments go to (no reconnecting).
-    let replay: ReplayBuffer?
+    package let replay: ReplayBuffer?
     /// Segmented writing (`--hls`, `--replay-buffer`): the segments' delegate and length.
     private let segments: (delegate: any AssetWriterDelegate, interval: MediaTime)?
     private let withAudio: Bool
@@ -49,7 +48,7 @@ final class LiveStreamer: @unchecked Sendable {
     ///   - withAudio: Whether sound is streamed too.
     ///   - frameRate: The capture's rate (a keyframe every 2 s).
     ///   - report: Told of each connection, loss and reconnection (one line each).
-    init(url: URL, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
+    package init(url: URL, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
         self.url = url
         folder = nil
         replay = nil
@@ -67,7 +66,7 @@ final class LiveStreamer: @unchecked Sendable {
     ///   - withAudio: Whether sound is in the segments too.
     ///   - frameRate: The capture's rate.
     ///   - report: Told of a failure.
-    init(folder: SegmentFolderWriter, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
+    package init(folder: SegmentFolderWriter, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
         url = folder.folder.appendingPathComponent("playlist.m3u8")
         self.folder = folder
         replay = nil
@@ -85,7 +84,7 @@ final class LiveStreamer: @unchecked Sendable {
     ///   - withAudio: Whether sound is in the segments too.
     ///   - frameRate: The capture's rate.
     ///   - report: Told of a failure.
-    init(replay: ReplayBuffer, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
+    package init(replay: ReplayBuffer, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
         url = replay.folder
         folder = nil
         self.replay = replay
@@ -97,34 +96,9 @@ final class LiveStreamer: @unchecked Sendable {
     }
 
     /// Connections made and frames streamed so far.
-    var statistics: (connections: Int, frames: Int) { counts.withLock { $0 } }
+    package var statistics: (connections: Int, frames: Int) { counts.withLock { $0 } }
 
-    /// Checks a URL given to `--rtmp`.
-    static func check(_ text: String, command: String) throws(UsageError) -> URL {
-        guard let url = URL(string: text), url.scheme?.lowercased() == "rtmp", let host = url.host, !host.isEmpty,
-            url.path.split(separator: "/").count >= 2
-        else {
-            throw UsageError("--rtmp takes rtmp://HOST[:PORT]/APP/STREAM, not '\(text)'", command: command)
-        }
-        return url
-    }
-
-    /// Checks a URL given to `--srt`: `srt://HOST:PORT`, sent in 1316-byte packets (seven
-    /// MPEG-TS packets, what SRT receivers expect) unless it says otherwise.
-    static func checkSRT(_ text: String, command: String) throws(UsageError) -> URL {
-        guard var parts = URLComponents(string: text), parts.scheme?.lowercased() == "srt", let host = parts.host, !host.isEmpty,
-            let port = parts.port, (1...65_535).contains(port)
-        else {
-            throw UsageError("--srt takes srt://HOST:PORT[?OPTIONS], not '\(text)'", command: command)
-        }
-        if !(parts.queryItems ?? []).contains(where: { $0.name == "pkt_size" }) {
-            parts.queryItems = (parts.queryItems ?? []) + [URLQueryItem(name: "pkt_size", value: "1316")]
-        }
-        guard let url = parts.url else { throw UsageError("--srt takes srt://HOST:PORT, not '\(text)'", command: command) }
-        return url
-    }
-
-    func appendVideo(_ sample: SampleBuffer) {
+    package func appendVideo(_ sample: SampleBuffer) {
         guard let picture = sample.pixelBuffer else { return }
         var connect = false
         var link: Link?
@@ -160,14 +134,14 @@ final class LiveStreamer: @unchecked Sendable {
         }
     }
 
-    func appendAudio(_ sample: SampleBuffer) {
+    package func appendAudio(_ sample: SampleBuffer) {
         guard case .streaming(let link) = state.withLock({ $0 }), let audio = link.audio else { return }
         guard audio.isReadyForMoreMediaData else { return }
         try? audio.append(sample)
     }
 
     /// Ends the stream (the server gets the end of it) and stops connecting.
-    func stop() {
+    package func stop() {
         let previous = state.withLock { state -> State in
             defer { state = .stopped }
             return state
@@ -202,8 +176,9 @@ final class LiveStreamer: @unchecked Sendable {
         } else {
             writer = AssetWriter(streamingTo: url, formatName: formatName)
         }
-        let keySeconds = segments?.interval.seconds ?? 2
-        let interval = max(1, Int(min(600, (frameRate * keySeconds).rounded())))
+        // A stream to a server: a keyframe every 2 s. A segmented writer puts one at each
+        // segment interval itself (from the expected frame rate), so it is given none.
+        let interval = segments == nil ? max(1, Int(min(600, (frameRate * 2).rounded()))) : nil
         let video = AssetWriterInput(
             mediaType: .video,
             outputSettings: VideoSettings(

@@ -1,8 +1,8 @@
 import Dispatch
-import Foundation
-import ReelAsset
+package import Foundation
+package import ReelAsset
 import ReelComposition
-import ReelCore
+package import ReelCore
 
 /// `reel record --replay-buffer N`: the last N seconds of the recording kept on disk as
 /// fMP4 segments (1 s each, a keyframe at each start) in a hidden folder beside the output,
@@ -17,9 +17,9 @@ import ReelCore
 ///
 /// The segments come from the segmented ``AssetWriter`` a ``LiveStreamer`` feeds from the
 /// capture's data outputs, the same path as `reel record --hls`.
-final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
+package final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
     /// The length of each segment, and the keyframe interval.
-    static let segmentInterval = MediaTime(value: 1, timescale: 1)
+    package static let segmentInterval = MediaTime(value: 1, timescale: 1)
 
     private struct Segment {
         let url: URL
@@ -34,12 +34,13 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
     }
 
     /// The hidden folder holding the segments.
-    let folder: URL
+    package let folder: URL
     /// Where saved replays go.
-    let destination: URL
+    package let destination: URL
     /// The seconds kept.
-    let length: MediaTime
+    package let length: MediaTime
     private let report: @Sendable (String) -> Void
+    private let saved: (@Sendable (URL) -> Void)?
     private let state = PosixMutex(State.buffering(initial: nil, segments: [], asked: [], number: 0))
     private let saving = DispatchQueue(label: "reel.record.replay-save")
     private let counts = PosixMutex((saved: 0, failed: 0, mostFiles: 0, mostBytes: 0))
@@ -49,13 +50,18 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
     ///   - output: The recording's file; the buffer folder is made beside it, hidden.
     ///   - destination: The folder replays are saved to.
     ///   - report: Told of each save and failure (one line each).
+    ///   - saved: Told of each replay written, once it is in place.
     /// - Throws: ``ReelError`` when the buffer folder cannot be made.
-    init(seconds: Double, beside output: URL, destination: URL, report: @escaping @Sendable (String) -> Void) throws(ReelError) {
+    package init(
+        seconds: Double, beside output: URL, destination: URL, report: @escaping @Sendable (String) -> Void,
+        saved: (@Sendable (URL) -> Void)? = nil
+    ) throws(ReelError) {
         length = MediaTime(seconds: seconds, preferredTimescale: 1000)
         folder = output.deletingLastPathComponent()
             .appendingPathComponent(".\(output.deletingPathExtension().lastPathComponent).replay-\(UUID().uuidString.prefix(8))")
         self.destination = destination
         self.report = report
+        self.saved = saved
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         } catch {
@@ -65,19 +71,19 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
     }
 
     /// Replays saved and failed, and the most segment files and bytes the folder held at once.
-    var statistics: (saved: Int, failed: Int, mostFiles: Int, mostBytes: Int) { counts.withLock { $0 } }
+    package var statistics: (saved: Int, failed: Int, mostFiles: Int, mostBytes: Int) { counts.withLock { $0 } }
 
     /// The newest frame given to the writer, in its timeline (zero at its first frame).
     private let latest = PosixMutex(MediaTime.zero)
 
     /// Told of each frame the writer takes, so that a save knows where the recording is.
-    func framePassed(at time: MediaTime) {
+    package func framePassed(at time: MediaTime) {
         latest.withLock { $0 = max($0, time) }
     }
 
     /// Saves the last N seconds up to now: once a segment ending at or after the newest
     /// frame lands (within about a second and the encoder's delay).
-    func save() {
+    package func save() {
         let now = latest.withLock { $0 }
         state.withLock { state in
             if case .buffering(let initial, let segments, let asked, let number) = state {
@@ -86,7 +92,7 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
         }
     }
 
-    func assetWriter(
+    package func assetWriter(
         _ writer: AssetWriter, didOutputSegmentData segmentData: Data, segmentType: AssetSegmentType,
         segmentReport: AssetSegmentReport?
     ) {
@@ -173,7 +179,7 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
     }
 
     /// Waits for the saves under way and removes the buffer's folder.
-    func finish() {
+    package func finish() {
         state.withLock { $0 = .finished }
         saving.sync {}
         try? FileManager.default.removeItem(at: folder)
@@ -196,7 +202,8 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
             // The pictures' range from the segments' reports (the joined file's own is wrong).
             let written = try SegmentMerge.write([joined], to: target, fileType: .mp4, ranges: [range])
             counts.withLock { $0.saved += 1 }
-            report("saved the last \(Format.seconds(written)) to \(target.path)")
+            report("saved the last \(String(format: "%.3f s", written.seconds)) to \(target.path)")
+            saved?(target)
         } catch let error as ReelError {
             counts.withLock { $0.failed += 1 }
             report("replay buffer: cannot save \(target.path): \(error.message) (the recording goes on)")
@@ -207,7 +214,7 @@ final class ReplayBuffer: AssetWriterDelegate, @unchecked Sendable {
     }
 
     /// `replay-YYYY-MM-DD-HH.MM.SS.mp4` (local time), with `-2`, `-3`… when taken.
-    static func freshName(in folder: URL, at date: Date) -> URL {
+    package static func freshName(in folder: URL, at date: Date) -> URL {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd-HH.mm.ss"
