@@ -184,10 +184,14 @@ enum SlurmSubmission {
     /// Once a worker has joined, the join job (pending on the array) and the failure job
     /// (pending on failures that will not come) are cancelled, the failure job first (a
     /// cancelled join counts as failed for its `afternotok`; were it to start all the same,
-    /// `reel job-failed` writes nothing once the output is joined).
+    /// `reel job-failed` writes nothing once the output is joined), and so are workers still
+    /// waiting for a CPU (on a cluster busier than its CPU count says): they would find
+    /// nothing to do, or no job folder once the scratch is removed.
     static func cancelLeftovers(_ folder: URL) {
         guard let ids = submittedIDs(folder), ids.count >= 3 else { return }
-        _ = try? run("scancel", [ids[2], ids[1]])
+        // Pending only: a join job or failure job already running ends by itself (the join
+        // finds the output there, the failure job writes nothing), and so does a running worker.
+        _ = try? run("scancel", ["--state=PENDING", ids[2], ids[1], ids[0]])
     }
 
     /// The IDs of `ids` still in the queue (pending or running).
