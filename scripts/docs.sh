@@ -27,6 +27,9 @@ bin=$("$swift" build --show-bin-path)
 triple=$("$swift" -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -1)
 # The C modules under ReelAV, which loading its dependants' interfaces needs.
 cflags=(-Xcc "-fmodule-map-file=Sources/CFFmpeg/module.modulemap" -Xcc "-I$(pkg-config --variable=includedir libavformat)")
+# FreeType and fontconfig for ReelAV's styled text.
+cflags+=(-Xcc "-fmodule-map-file=Sources/CFreeType/module.modulemap")
+for flag in $(pkg-config --cflags-only-I freetype2 fontconfig); do cflags+=(-Xcc "$flag"); done
 for c in CFFmpegShims CV4L2; do cflags+=(-Xcc "-fmodule-map-file=$bin/$c.build/module.modulemap"); done
 
 for module in "${modules[@]}"; do

@@ -50,7 +50,7 @@ public struct CompositionSpec: Codable, Sendable {
         /// takes the file as given: the caller puts the reversed copy of the range in its
         /// place first (``ReversedCopy``), as `reel compose` does.
         public var reverse: Bool?
-        /// A look: a filter chain as `reel filter --filter` takes it (``CompositionSpec/layerKnownKeys``).
+        /// A look: a filter chain as `reel filter --filter` takes it (see docs/composition-spec.md).
         public var filters: String?
         /// A colour keyed out, its cast taken off the rest.
         public var chromaKey: ChromaKeySpec?

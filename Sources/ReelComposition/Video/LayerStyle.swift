@@ -77,7 +77,7 @@ public struct LayerStyle: Sendable, Equatable {
     ///   - borderWidth: The border's width in render pixels, drawn inside the edge.
     ///   - borderColor: The border's colour.
     ///   - chromaKey: A colour to key out.
-    ///   - filterName: A name for the look (what ``==`` compares for the handler).
+    ///   - filterName: A name for the look (what `==` compares for the handler).
     ///   - filterHandler: The look, applied to every picture.
     public init(
         cornerRadius: Double = 0, borderWidth: Double = 0,
