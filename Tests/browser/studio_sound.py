@@ -123,7 +123,7 @@ const rate = 30;
   v.requestVideoFrameCallback(frame);
   const tick = () => {
     if (!running) return;
-    pairs.push(v.currentTime - context.currentTime);
+    pairs.push([context.currentTime, v.currentTime - context.currentTime]);
     const l = document.getElementById('latency').dataset.latency;
     if (l !== undefined) latencies.push(Number(l));
     const m = document.getElementById('mic-meter');
@@ -132,10 +132,13 @@ const rate = 30;
       running = false;
       const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : null; };
       const K = median(seen.map(([t, c]) => t - c / rate));
-      const offset = median(pairs);
+      // Each click mapped by the pairs read within half a second of it (a jump ahead moves the
+      // element's timeline against the context's).
+      const offset = median(pairs.map(([, o]) => o));
+      const near = (t) => median(pairs.filter(([c]) => Math.abs(c - t) < 0.5).map(([, o]) => o)) ?? offset;
       const flashes = [...new Set(seen.filter(([, c, bright]) => bright && c % rate === 0).map(([, c]) => c))]
         .map((c) => K + c / rate);
-      const heard = clicks.map((t) => t + offset);
+      const heard = clicks.map((t) => t + near(t));
       const offsets = [];
       for (const f of flashes) {
         const near = heard.filter((t) => Math.abs(t - f) < 0.3);
@@ -144,7 +147,7 @@ const rate = 30;
       // How well frames and counters agree: the spread of (media time - counter / rate).
       const spread = seen.map(([t, c]) => t - c / rate - K).filter((d) => Math.abs(d) > 0.001).length;
       done({frames: seen.length, misread: spread, K: K, contextOffset: offset, pairs: pairs.length,
-            pairSpread: [Math.min(...pairs) - offset, Math.max(...pairs) - offset],
+            pairSpread: [Math.min(...pairs.map(([, o]) => o)) - offset, Math.max(...pairs.map(([, o]) => o)) - offset],
             flashes: flashes, clicks: heard, offsets: offsets, latencies: latencies, meter: meter.slice(-60),
             currentTime: v.currentTime, dropped: v.getVideoPlaybackQuality().droppedVideoFrames,
             sampleRate: context.sampleRate});

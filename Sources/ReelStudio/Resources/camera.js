@@ -68,8 +68,8 @@
       const ranges = liveVideo.buffered;
       if (!ranges.length) continue;
       const first = ranges.start(ranges.length - 1), end = ranges.end(ranges.length - 1);
-      // Live: play from the newest fragment, and catch up when more than a second and a half behind.
-      if (liveVideo.currentTime < first || end - liveVideo.currentTime > 1.5) liveVideo.currentTime = Math.max(first, end - 0.3);
+      // Live: play from the newest fragment, and jump ahead when more than a second is buffered.
+      if (liveVideo.currentTime < first || end - liveVideo.currentTime > 1) liveVideo.currentTime = Math.max(first, end - 0.3);
       // Keep ten seconds behind the playhead at most.
       if (!buffer.updating && liveVideo.currentTime - ranges.start(0) > 15) {
         buffer.remove(0, liveVideo.currentTime - 10);
