@@ -108,4 +108,30 @@ import Testing
         #expect(probe.streams.first?.width == 800)
         #expect(probe.streams.first?.height == 30 + 5 * 44 + 20)  // 2 video, 2 audio, 1 overlay row
     }
+
+    /// An overlay's row shows what it draws over the whole edit (not only when it animates),
+    /// and subtitles get a row of their cues.
+    @Test func timelinePictureShowsOverlaysAndSubtitles() throws {
+        try "1\n00:00:00,500 --> 00:00:01,500\nHello\n\n".write(to: directory.appendingPathComponent("t.srt"), atomically: true, encoding: .utf8)
+        let spec = directory.appendingPathComponent("timeline-text.json")
+        try #"{"clips": [{"file": "a.mp4"}], "overlays": [{"type": "text", "text": "Still title", "frame": {"x": 0, "y": 0, "width": 50, "height": 20}}], "subtitles": {"file": "t.srt"}}"#
+            .write(to: spec, atomically: true, encoding: .utf8)
+        let out = directory.appendingPathComponent("timeline-text.png")
+        let result = try ProcessRunner.reel(["timeline", spec.path, "-o", out.path, "--width", "800"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let probe = try FFprobe.probe(out)
+        // 2 video, 2 audio, the overlay and the subtitles.
+        #expect(probe.streams.first?.height == 30 + 6 * 44 + 20)
+        let raw = directory.appendingPathComponent("timeline-text.rgb")
+        try ProcessRunner.ffmpeg(["-y", "-i", out.path, "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path])
+        let bytes = [UInt8](try Data(contentsOf: raw))
+        func row(_ index: Int) -> Set<[UInt8]> {
+            let y = 30 + index * 44 + 20
+            return Set((110..<780).map { x in Array(bytes[(y * 800 + x) * 3..<(y * 800 + x) * 3 + 3]) })
+        }
+        // The overlay's bar runs under its label from the start; the cue is drawn white.
+        #expect(row(4).contains([58, 58, 74]), "the overlay row has no bar")
+        #expect(row(5).contains([236, 236, 236]), "the subtitle row has no cue")
+        #expect(!row(3).contains([236, 236, 236]))
+    }
 }

@@ -29,8 +29,16 @@ struct TimelineCommand: Command {
         } catch {
             throw ReelError(error.code, error.message, subject: "\(specURL.path): \(error.subject ?? "spec")")
         }
+        let cues: [SubtitleDocument.Cue]
+        do {
+            cues = try description.subtitleDocument(relativeTo: specURL.deletingLastPathComponent(),
+                                                    duration: built.composition.duration)?.cues ?? []
+        } catch {
+            throw ReelError(error.code, error.message, subject: "\(specURL.path): \(error.subject ?? "spec")")
+        }
         let picture = try TimelinePicture.render(built.composition, video: built.videoComposition,
-                                                 width: try arguments.int("width", in: 400...8000) ?? 1600, lanes: built.layerTracks)
+                                                 width: try arguments.int("width", in: 400...8000) ?? 1600, lanes: built.layerTracks,
+                                                 subtitles: cues)
         try ImageFile.write(picture, to: url)
         console.printError("wrote \(output): \(picture.width)x\(picture.height)")
         return 0

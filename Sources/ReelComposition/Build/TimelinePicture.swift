@@ -3,7 +3,8 @@ import ReelAsset
 public import ReelCore
 
 /// A picture of a composition over time: a row per track with its clips (named),
-/// the overlaps where transitions happen, and a row per overlay showing when it animates.
+/// the overlaps where transitions happen, a row per overlay showing what it draws and when
+/// it animates or reveals its words, and a row of subtitle cues.
 public enum TimelinePicture {
     /// Renders the timeline `width` pixels wide as RGBA.
     /// - Parameters:
@@ -13,13 +14,15 @@ public enum TimelinePicture {
     ///   - lanes: Names for tracks that are layers over the main track (`layer 0`,
     ///     `layer 0 sound`, as ``BuiltComposition/layerTracks`` gives them): drawn as lanes
     ///     of their own, with where each layer sits, and not counted as transitions.
+    ///   - subtitles: Subtitle cues to draw in a row of their own (a spec's `subtitles`,
+    ///     burned or not); none for no row.
     /// - Returns: The picture, to look at an edit without playing it.
     /// - Throws: ``ReelError`` when the picture cannot be made or its text drawn.
     public static func render(_ composition: MutableComposition, video: VideoComposition?, width: Int = 1600,
-                              lanes: [Int: String] = [:]) throws(ReelError) -> PixelBuffer {
+                              lanes: [Int: String] = [:], subtitles: [SubtitleDocument.Cue] = []) throws(ReelError) -> PixelBuffer {
         let duration = max(composition.duration.seconds, 0.001)
         let overlays = video?.animationTool?.sublayers ?? []
-        let rows = composition.tracks.count + overlays.count
+        let rows = composition.tracks.count + overlays.count + (subtitles.isEmpty ? 0 : 1)
         let margin = 110, rowHeight = 44, axis = 30
         let height = axis + rows * rowHeight + 20
         let picture = try PixelBuffer(width: width, height: height, pixelFormat: .rgba)
@@ -86,15 +89,59 @@ public enum TimelinePicture {
             let y = axis + row * rowHeight
             try picture.draw(try TextImage.render("overlay \(index)", width: margin - 8, height: 24, fontSize: 14,
                                                   color: "#e0e0e0"), x: 6, y: y + 10)
+            // What it draws, over the whole edit (an overlay shows throughout unless animated).
+            picture.fillRect(x: x(0), y: y + 14, width: max(2, x(duration) - x(0)), height: rowHeight - 28, rgba: (58, 58, 74, 255))
+            try picture.draw(try TextImage.render(contentNote(layer), width: max(1, x(duration) - x(0) - 4), height: 20,
+                                                  fontSize: 12, color: "#c8c8d8"), x: x(0) + 3, y: y + 12)
             for animation in layer.animations {
                 let start = x(animation.beginTime), end = x(min(duration, animation.beginTime + animation.duration))
                 picture.fillRect(x: start, y: y + 10, width: max(2, end - start), height: rowHeight - 20, rgba: (240, 220, 60, 255))
                 try picture.draw(try TextImage.render(animation.keyPath.rawValue, width: max(1, end - start - 4), height: 20,
                                                       fontSize: 12, color: "#101010"), x: start + 3, y: y + 12)
             }
+            if let reveal = layer.textReveal, case .text(let text, _, _) = layer.content {
+                // A tick where each word or line starts to appear, over the reveal's span.
+                let units = reveal.unit == .word ? text.split(whereSeparator: \.isWhitespace).count
+                    : text.split(separator: "\n", omittingEmptySubsequences: true).count
+                let last = reveal.beginTime + reveal.interval * Double(max(0, units - 1))
+                let start = x(reveal.beginTime), end = x(min(duration, last + reveal.duration))
+                picture.fillRect(x: start, y: y + rowHeight - 12, width: max(2, end - start), height: 6, rgba: (110, 190, 250, 255))
+                for unit in 0..<min(units, 1000) {
+                    let tick = x(reveal.beginTime + reveal.interval * Double(unit))
+                    picture.fillRect(x: tick, y: y + rowHeight - 16, width: 2, height: 10, rgba: (210, 235, 255, 255))
+                }
+            }
             row += 1
         }
+        if !subtitles.isEmpty {
+            let y = axis + row * rowHeight
+            try picture.draw(try TextImage.render("subtitles", width: margin - 8, height: 24, fontSize: 14, color: "#e0e0e0"),
+                             x: 6, y: y + 10)
+            for cue in subtitles.prefix(10_000) {
+                let start = x(Double(cue.start) / 1000), end = x(Double(cue.end) / 1000)
+                picture.fillRect(x: start, y: y + 10, width: max(2, end - start), height: rowHeight - 20, rgba: (236, 236, 236, 255))
+                // SubRip's <i>, <b> and <u> tags are the cue's style, not its words.
+                let words = ["<i>", "</i>", "<b>", "</b>", "<u>", "</u>"]
+                    .reduce(cue.text.replacingOccurrences(of: "\n", with: " ")) { $0.replacingOccurrences(of: $1, with: "") }
+                if end - start > 12 {
+                    try picture.draw(try TextImage.render(String(words.prefix(80)), width: end - start - 4, height: 20, fontSize: 12,
+                                                          color: "#101010"), x: start + 3, y: y + 12)
+                }
+            }
+        }
         return picture
+    }
+
+    /// What an overlay draws, for its row: its text (shortened), a picture, a colour.
+    static func contentNote(_ layer: OverlayLayer) -> String {
+        switch layer.content {
+        case .text(let text, _, _):
+            let line = text.replacingOccurrences(of: "\n", with: " ")
+            return "text \u{201C}" + (line.count > 40 ? String(line.prefix(39)) + "\u{2026}" : line) + "\u{201D}"
+        case .image: return "picture"
+        case .color: return "colour"
+        case .none: return layer.sublayers.isEmpty ? "group" : "group of \(layer.sublayers.count)"
+        }
     }
 
     /// What a segment's layer instruction adds to its label: a layer's rectangle, and a look,
