@@ -97,6 +97,28 @@ import Testing
         #expect(try Data(contentsOf: directory.appendingPathComponent("a.mp4")) == original)
     }
 
+    /// `audio.volume` holds for the whole edit: through and after each transition's
+    /// crossfade, whose ramps went back to full volume before.
+    @Test func theClipsVolumeHoldsThroughTransitions() throws {
+        let json = """
+        {"clips": [{"file": "a.mp4", "transition": {"type": "dissolve", "duration": 1}},
+                   {"file": "b.mp4", "transition": {"type": "dissolve", "duration": 1}}, {"file": "a.mp4"}],
+         "audio": {"volume": 0.25}}
+        """
+        let built = try CompositionSpec(data: Data(json.utf8)).build(relativeTo: directory)
+        let tracks = built.composition.tracks(withMediaType: .audio)
+        // The volumes of the tracks that play a clip at `seconds`, added up.
+        func heard(_ seconds: Double) -> Double {
+            let time = MediaTime(seconds: seconds)
+            return tracks.filter { $0.segment(forTrackTime: time).map { !$0.isEmpty } ?? false }
+                .reduce(0) { $0 + built.audioMix.volume(ofTrack: $1.trackID, at: time) }
+        }
+        // The clips play 0-4, 3-7 and 6-10 s: alone, then crossfading (the two tracks' volumes add up).
+        for seconds in [0.5, 2, 3.5, 5, 6.5, 8, 9.9] {
+            #expect(abs(heard(seconds) - 0.25) < 1e-6, "at \(seconds) s the clips play at \(heard(seconds))")
+        }
+    }
+
     @Test func timelinePictureOfASpec() throws {
         let spec = directory.appendingPathComponent("timeline.json")
         try #"{"clips": [{"file": "a.mp4", "transition": {"type": "push", "duration": 1}}, {"file": "b.mp4"}], "overlays": [{"type": "text", "text": "Hi", "frame": {"x": 0, "y": 0, "width": 50, "height": 20}, "animations": [{"property": "opacity", "values": [0, 1], "begin": 1, "duration": 2}]}]}"#

@@ -237,7 +237,9 @@ extension CompositionSpec {
             guard (0...4).contains(volume) else {
                 throw ReelError(.invalidArgument, "wants 0 to 4, not \(volume)", subject: "audio.volume")
             }
-            for index in mix.inputParameters.indices { mix.inputParameters[index].setVolume(volume, at: .zero) }
+            // Every ramp scaled, the transitions' crossfades too: a volume set at zero alone held
+            // only until the first crossfade, whose ramps end at 1 (a 0.25 came out at 1 after it).
+            for index in mix.inputParameters.indices { mix.inputParameters[index].scaleVolumes(by: volume) }
         }
         // Layers over the main track, their sound at their own volume (not audio.volume's).
         let layerTracks = try addLayers(to: composition, video: &video, mix: &mix, resolve: url)
