@@ -261,12 +261,16 @@ final class AudioOutput: Sendable {
         private mutating func restart(item: PlayerItem, time: MediaTime, rate: Double) {
             self.item = item
             self.rate = rate
-            start = time
+            cursor = time.convertScale(Int32(AudioOutput.sampleRate), method: .roundTowardNegativeInfinity).value
+            // The sound starts on the sample at or before the player's time, and the time map
+            // counts from that sample: counted from the player's time itself (a fraction of a
+            // sample later), the item's end came half a sample early when that fraction was
+            // over a half, and its last sample was left out (ALSAOutputTests saw it in CI).
+            start = MediaTime(value: cursor, timescale: Int32(AudioOutput.sampleRate))
             produced = 0
             waiting = Array(repeating: [], count: AudioOutput.channels)
-            cursor = time.convertScale(Int32(AudioOutput.sampleRate), method: .roundTowardNegativeInfinity).value
             reader = try? CompositionPlaybackReader(composition: item.composition, videoComposition: nil,
-                                                    audioMix: item.audioMix, size: nil, startingAt: time,
+                                                    audioMix: item.audioMix, size: nil, startingAt: start,
                                                     includesVideo: false)
             tempo = nil
             stretcher = nil
