@@ -58,6 +58,9 @@ import Testing
             ("clip0.mp4\tout/x.webm", "must end in .mp4"),
             ("clip0.mp4\tout/x.mp4\thuge", "the preset is one of"),
             ("clip0.mp4\tout/x.mp4\nclip1.mp4\tout/x.mp4", "as line"),
+            // Nothing a batch reads is written over: neither a line's own input nor another line's.
+            ("clip1.mp4\tclip1.mp4", "would overwrite the input of line 2"),
+            ("clip1.mp4\tclip0.mp4", "would overwrite the input of line 1"),
         ]
         for (text, expected) in cases {
             let bad = directory.appendingPathComponent("bad.tsv")

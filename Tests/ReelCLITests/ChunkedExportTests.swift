@@ -245,6 +245,15 @@ import Testing
             #expect(result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result.standardError)")
         }
         #expect(!FileManager.default.fileExists(atPath: out))
+        // More chunks than half-second GOPs: the GOP stops at half a second (13 frames at 25 fps)
+        // rather than going down to one frame, and fewer chunks come out.
+        let many = directory.appendingPathComponent("many")
+        let planned = try ProcessRunner.reel(["plan", spec.path, "--chunks", "10000", "--no-smart", "-o", many.path])
+        #expect(planned.status == 0, "\(planned.standardError)")
+        let manyJob = try job(many)
+        #expect(manyJob.framesPerGOP == 13)
+        #expect((2...14).contains(manyJob.chunks.count), "\(manyJob.chunks.count) chunks")
+        #expect(manyJob.chunks.reduce(0) { $0 + $1.frames } == 175)
         // A chunk index out of range is a usage error (exit 1: a cluster task never retries it).
         let folder = directory.appendingPathComponent("job")
         #expect(try ProcessRunner.reel(["plan", spec.path, "--chunks", "2", "-o", folder.path]).status == 0)

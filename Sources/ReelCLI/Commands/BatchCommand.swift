@@ -29,6 +29,7 @@ struct BatchItem: Sendable {
         func resolved(_ path: String) -> String { path.hasPrefix("/") ? path : folder.appendingPathComponent(path).standardizedFileURL.path }
         var items: [BatchItem] = []
         var outputs: [String: Int] = [:]
+        var lines: [Int] = []
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
             if line.trimmingCharacters(in: .whitespaces).isEmpty || line.hasPrefix("#") { continue }
@@ -54,8 +55,16 @@ struct BatchItem: Sendable {
             }
             outputs[item.output] = number + 1
             items.append(item)
+            lines.append(number + 1)
         }
         guard !items.isEmpty else { throw ReelError(.invalidData, "lists nothing to render", subject: url.path) }
+        // No line may write over the manifest or what any line reads, its own input or another's.
+        let reads = [("the manifest", url.path)] + zip(items, lines).map { item, line in ("the input of line \(line)", item.input) }
+        for (item, line) in zip(items, lines) {
+            if let label = OutputGuard.clash(output: URL(fileURLWithPath: item.output), with: reads) {
+                throw ReelError(.invalidArgument, "the output \(item.output) would overwrite \(label)", subject: "\(url.path):\(line)")
+            }
+        }
         return items
     }
 }
@@ -89,9 +98,6 @@ struct BatchCommand: Command {
         if arguments.value("job-dir") != nil, !slurm { throw UsageError("--job-dir goes with --slurm", command: spec.name) }
         let manifest = URL(fileURLWithPath: arguments.positionals[0]).standardizedFileURL
         let items = try BatchItem.read(manifest)
-        for item in items {
-            try OutputGuard.refuse(output: URL(fileURLWithPath: item.output), replacing: [("the input", item.input)])
-        }
         var failures: [String]
         if slurm {
             let folder = arguments.value("job-dir").map { URL(fileURLWithPath: $0).standardizedFileURL }

@@ -11,17 +11,23 @@ enum OutputGuard {
     ///     `the spec`, `--filter ColorCube file`) and a path.
     /// - Throws: ``ReelError`` `.invalidArgument` naming the input the output would replace.
     static func refuse(output: URL, replacing inputs: [(label: String, path: String)]) throws(ReelError) {
+        if let label = clash(output: output, with: inputs), let input = inputs.first(where: { $0.label == label }) {
+            throw ReelError(.invalidArgument, "the output would overwrite the input (\(label)); choose another -o", subject: input.path)
+        }
+    }
+
+    /// The label of the first of `inputs` that `output` names, or nil when it names none.
+    static func clash(output: URL, with inputs: [(label: String, path: String)]) -> String? {
         let target = output.standardizedFileURL.resolvingSymlinksInPath().path
         let targetIdentity = identity(output.path)
         for (label, path) in inputs {
             let input = URL(fileURLWithPath: path)
-            let same = input.standardizedFileURL.resolvingSymlinksInPath().path == target
-                || (targetIdentity != nil && identity(path) == targetIdentity)
-            if same {
-                throw ReelError(.invalidArgument, "the output would overwrite the input (\(label)); choose another -o",
-                                subject: path)
+            if input.standardizedFileURL.resolvingSymlinksInPath().path == target
+                || (targetIdentity != nil && identity(path) == targetIdentity) {
+                return label
             }
         }
+        return nil
     }
 
     private struct Identity: Equatable {

@@ -67,7 +67,8 @@ public struct ChunkPlan: Sendable, Equatable {
     ///   - session: the export, with its composition and video composition (nil: the plain one).
     ///   - request: how many chunks, or how long each; fewer come out where the GOP grid and
     ///     the windows kept whole leave no place to cut.
-    ///   - gopSeconds: the longest GOP; a shorter one when the timeline is too short for the chunks asked.
+    ///   - gopSeconds: the longest GOP; a shorter one, down to half a second, when the timeline is too
+    ///     short for the chunks asked.
     ///   - smart: the whole timeline's smart render plan (``ChunkedExport/smartPlan(for:)``), to
     ///     render each chunk smartly: the cuts then fall where its copies' GOPs and its rendered
     ///     runs begin, instead of on a GOP grid of the output's own.
@@ -100,7 +101,10 @@ public struct ChunkPlan: Sendable, Equatable {
         }
         let perSecond = 1 / frameDuration.seconds
         let longest = max(1, Int(min(max(gopSeconds * perSecond, 1), 1e6).rounded()))
-        let gop = max(1, min(longest, frames / wanted))
+        // Shorter GOPs give more places to cut, down to half a second: below that a chunk is
+        // not worth a process, and the output's keyframes would cost more than they give.
+        let shortest = min(longest, max(1, Int(min(0.5 * perSecond, 1e6).rounded())))
+        let gop = max(shortest, min(longest, frames / wanted))
         let windows = Self.windowsKeptWhole(video)
         // The cuts allowed: GOP starts inside the timeline (the smart render's, when smart), outside every window.
         let starts = smart.map { plan in plan.cutFrames.filter { $0 > 0 && $0 < frames } } ?? Array(stride(from: gop, to: frames, by: gop))
