@@ -20,15 +20,21 @@ enum Compositor {
             && [transform.tx, transform.ty, inverse.tx, inverse.ty].allSatisfy { abs($0) <= 1e12 }
     }
 
-    /// Black in video range.
-    static func clear(_ frame: PixelBuffer, red: Double = 0, green: Double = 0, blue: Double = 0) {
-        let (y, cb, cr) = yuv(red: red, green: green, blue: blue)
+    /// Fills the frame with a colour (black unless told), in video range.
+    /// - Parameters:
+    ///   - frame: A yuv420p frame.
+    ///   - red: 0 to 1.
+    ///   - green: 0 to 1.
+    ///   - blue: 0 to 1.
+    ///   - matrix: The frame's YCbCr matrix (the output's: BT.601 below 720 lines).
+    static func clear(_ frame: PixelBuffer, red: Double = 0, green: Double = 0, blue: Double = 0, matrix: ColorMatrix) {
+        let (y, cb, cr) = yuv(red: red, green: green, blue: blue, matrix: matrix)
         frame.fill(planeValues: [y, cb, cr])
     }
 
-    /// BT.709 video-range YCbCr of an RGB colour given from 0 to 1 (``YCbCr`` in ReelCore).
-    static func yuv(red: Double, green: Double, blue: Double) -> (UInt8, UInt8, UInt8) {
-        YCbCr.videoRange(red: red, green: green, blue: blue)
+    /// Video-range YCbCr of an RGB colour given from 0 to 1, by the frame's matrix (``YCbCr`` in ReelCore).
+    static func yuv(red: Double, green: Double, blue: Double, matrix: ColorMatrix) -> (UInt8, UInt8, UInt8) {
+        YCbCr.videoRange(red: red, green: green, blue: blue, matrix: matrix)
     }
 
     /// Draws `source` into `target` through `transform` (source pixels → target pixels)
@@ -202,9 +208,10 @@ enum Compositor {
 
     /// Lays an RGBA picture over the frame through `transform` (picture pixels → frame
     /// pixels: any turn, scale or move), blended by its alpha times `opacity`. Nearest
-    /// sampling through the inverse transform, over the transformed picture's bounds only.
+    /// sampling through the inverse transform, over the transformed picture's bounds only,
+    /// its colours converted by `matrix` (the frame's).
     static func drawRGBA(_ picture: PixelBuffer, into target: PixelBuffer, transform: ReelCore.AffineTransform,
-                         opacity: Double) {
+                         opacity: Double, matrix: ColorMatrix) {
         guard opacity > 0.001, let inverse = transform.inverted(), isDrawable(transform, inverse) else { return }
         let box = Rect(x: 0, y: 0, width: Double(picture.width), height: Double(picture.height)).applying(transform)
         let x0 = max(0, pixel(box.minX.rounded(.down))), x1 = min(target.width, pixel(box.maxX.rounded(.up)))
@@ -227,7 +234,8 @@ enum Compositor {
                         guard a > 0.004 else { continue }
                         let (ly, cb, cr) = yuv(red: Double(pixel.load(as: UInt8.self)) / 255,
                                                green: Double(pixel.load(fromByteOffset: 1, as: UInt8.self)) / 255,
-                                               blue: Double(pixel.load(fromByteOffset: 2, as: UInt8.self)) / 255)
+                                               blue: Double(pixel.load(fromByteOffset: 2, as: UInt8.self)) / 255,
+                                               matrix: matrix)
                         let alpha = Int32((a * 256).rounded())
                         blend(luma + y * lumaStride, x, Int32(ly), alpha)
                         if x % 2 == 0, y % 2 == 0 {

@@ -16,12 +16,12 @@ enum LayerCompositor {
     ///   - cornerRadius: The corners' radius in frame pixels.
     ///   - borderWidth: The border's width in frame pixels, inside the edge.
     ///   - borderColor: The border's colour, R, G, B from 0 to 1.
-    ///   - hd: BT.709 when true, else BT.601: the matrix the picture was decoded to RGB with
-    ///     (Reel's scaler takes BT.709 from 720 lines up), so an untouched pixel comes back as it was.
+    ///   - matrix: The frame's YCbCr matrix (the output's, ``ColorMatrix``): the picture's RGB
+    ///     is converted by it, so an untouched pixel keeps its colour in the output.
     static func draw(
         _ picture: PixelBuffer, into target: PixelBuffer, transform: ReelCore.AffineTransform, opacity: Double,
         crop: Rect?, cornerRadius: Double, borderWidth: Double, borderColor: (red: Double, green: Double, blue: Double),
-        hd: Bool = true
+        matrix: ColorMatrix
     ) {
         guard opacity > 0.001, picture.pixelFormat == .rgba, target.pixelFormat == .yuv420p,
             let inverse = transform.inverted(), Compositor.isDrawable(transform, inverse)
@@ -97,8 +97,9 @@ enum LayerCompositor {
                                     }
                                     let shown = alpha * coverage * opacity
                                     guard shown > 0.002, alpha > 1e-6 else { continue }
-                                    let (ly, cb, cr) = videoRange(
-                                        red: red / alpha / 255, green: green / alpha / 255, blue: blue / alpha / 255, hd: hd)
+                                    let (ly, cb, cr) = YCbCr.videoRange(
+                                        red: red / alpha / 255, green: green / alpha / 255, blue: blue / alpha / 255,
+                                        matrix: matrix)
                                     let weight = Int32((min(shown, 1) * 256).rounded())
                                     mix(luma + y * lumaStride, x, ly, weight)
                                     if x % 2 == 0, y % 2 == 0 {
@@ -112,16 +113,6 @@ enum LayerCompositor {
                 }
             }
         }
-    }
-
-    /// Video-range Y, Cb, Cr of R, G, B from 0 to 1, by BT.709 (`hd`) or BT.601.
-    @inline(__always)
-    static func videoRange(red: Double, green: Double, blue: Double, hd: Bool) -> (UInt8, UInt8, UInt8) {
-        let kr = hd ? 0.2126 : 0.299, kb = hd ? 0.0722 : 0.114
-        let r = min(max(red, 0), 1), g = min(max(green, 0), 1), b = min(max(blue, 0), 1)
-        let y = kr * r + (1 - kr - kb) * g + kb * b
-        func byte(_ v: Double) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
-        return (byte(16 + 219 * y), byte(128 + 224 * (b - y) / (2 * (1 - kb))), byte(128 + 224 * (r - y) / (2 * (1 - kr))))
     }
 
     @inline(__always)
