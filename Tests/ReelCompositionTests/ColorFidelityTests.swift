@@ -130,7 +130,7 @@ import Testing
             for x in Int(220 * k)..<Int(420 * k) {
                 let i = 3 * (y * width + x)
                 let pixel = (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
-                if pixel.2 - pixel.1 > bluest.2 - bluest.1 { bluest = pixel }
+                if pixel.2 - pixel.1 - pixel.0 > bluest.2 - bluest.1 - bluest.0 { bluest = pixel }
             }
         }
         #expect(bluest.0 <= 3 && bluest.1 <= 3 && bluest.2 >= 252, "\(label) text: \(bluest), specified (0, 0, 255)")
@@ -145,7 +145,7 @@ import Testing
     /// matrix of its own height, and the teal reads back within 5 of (48, 160, 192) (converted
     /// between the matrices by libswscale, as the clip above).
     @Test func transcodesAreTaggedWithTheMatrixTheyWrote() throws {
-        for codec in ["h264", "hevc", "vp9"] {
+        for codec in ["h264", "hevc", "prores", "vp9"] {
             for (clip, size, expected) in [("teal-hd", "640x360", "smpte170m"), ("teal-sd", "1280x720", "bt709")] {
                 let name = "\(codec)-\(size)"
                 let out = directory.appendingPathComponent("\(name).\(codec == "prores" ? "mov" : codec == "vp9" ? "webm" : "mp4")")

@@ -146,6 +146,15 @@ package final class Encoder {
 
     /// Feeds a frame, or nil to drain. `.needsInput` here means "receive packets first".
     package func send(_ frame: Frame?) throws(ReelError) -> CodecResult {
+        if let picture = frame?.pointer, context.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+            // Some encoders write the frame's tags rather than the context's (ProRes's frame
+            // header, which decoders then believe over the container): the picture is in the
+            // stream's colours, so it carries the stream's tags.
+            picture.pointee.colorspace = context.pointee.colorspace
+            picture.pointee.color_primaries = context.pointee.color_primaries
+            picture.pointee.color_trc = context.pointee.color_trc
+            picture.pointee.color_range = context.pointee.color_range
+        }
         let result = avcodec_send_frame(context, frame?.pointer)
         if result == FFmpeg.again { return .needsInput }
         if result == FFmpeg.endOfFile { return .endOfStream }

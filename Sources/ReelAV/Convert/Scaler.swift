@@ -109,7 +109,8 @@ package final class Scaler {
             configuredFor = nil
             context = sws_getCachedContext(context, Int32(sourceWidth), Int32(sourceHeight), sourceFormat,
                                            Int32(targetWidth), Int32(targetHeight), targetFormat,
-                                           SWS_BICUBIC, nil, nil, nil)
+                                           // Between matrices, exact rounding: 2 levels nearer on saturated colours.
+                                           SWS_BICUBIC | (fromMatrix == targetMatrix ? 0 : SWS_ACCURATE_RND), nil, nil, nil)
             guard let context else {
                 configuredFor = nil
                 throw ReelError(.unsupported, "libswscale cannot convert \(sourceWidth)x\(sourceHeight) \(name(sourceFormat)) to \(targetWidth)x\(targetHeight) \(name(targetFormat))",
