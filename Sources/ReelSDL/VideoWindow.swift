@@ -55,6 +55,10 @@ package final class VideoWindow {
         }
         if texture == nil || textureSize != (picture.width, picture.height) {
             if let texture { SDL_DestroyTexture(texture) }
+            // The picture's matrix (ColorMatrix's rule, as Reel decodes and tags): SDL's default
+            // is BT.601 at any size, which would shift an HD picture's colours.
+            SDL_SetYUVConversionMode(ColorMatrix(height: picture.height) == .bt709 ? SDL_YUV_CONVERSION_BT709
+                                         : SDL_YUV_CONVERSION_BT601)
             texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_IYUV.rawValue, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
                                         Int32(clamping: picture.width), Int32(clamping: picture.height))
             textureSize = (picture.width, picture.height)

@@ -70,6 +70,62 @@ import Testing
         #expect(!session.isRunning)
     }
 
+    /// An observer that stops the session through a synchronous hop to a thread of its own:
+    /// it starts a thread that calls `stopRunning()` and waits for it. `stopRunning()` waited
+    /// for the notification queue, which was blocked in that observer: a deadlock (found by
+    /// reading the code in session 10). The observer gets 60 s, so a deadlock fails the test
+    /// instead of hanging the suite; the stop's own notification comes after the observer returns.
+    @Test func anObserverMayStopTheSessionThroughAnotherThread() throws {
+        let session = CaptureSession()
+        try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        session.sessionPreset = .low
+        let stopped = DispatchSemaphore(value: 0)
+        let seen = PosixMutex<[Notification.Name]>([])
+        let names = [CaptureSession.didStartRunningNotification, CaptureSession.didStopRunningNotification]
+        let observers = names.map { name in
+            NotificationCenter.default.addObserver(forName: name, object: session, queue: nil) { note in
+                seen.withLock { $0.append(note.name) }
+                guard note.name == CaptureSession.didStartRunningNotification else { return }
+                let hop = DispatchSemaphore(value: 0)
+                Thread.detachNewThread {
+                    session.stopRunning()
+                    hop.signal()
+                }
+                hop.wait()
+                stopped.signal()
+            }
+        }
+        defer { observers.forEach(NotificationCenter.default.removeObserver) }
+        session.startRunning()
+        let outcome = stopped.wait(timeout: .now() + 60)
+        #expect(outcome == .success, "the stop through another thread never returned: deadlocked")
+        guard outcome == .success else { return }
+        #expect(!session.isRunning)
+        let deadline = Date().addingTimeInterval(60)
+        while seen.withLock({ $0.count }) < 2, Date() < deadline { usleep(1_000) }
+        #expect(seen.withLock { $0 } == names, "didStart, then didStop once")
+    }
+
+    /// The same through `DispatchQueue.sync` onto a queue of the app's, which libdispatch runs
+    /// on the observer's own thread: the stop must not wait for the notification queue it is
+    /// running inside of (libdispatch traps a sync onto a queue its thread holds).
+    @Test func anObserverMayStopTheSessionThroughAQueueSync() throws {
+        let session = CaptureSession()
+        try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        session.sessionPreset = .low
+        let stopped = DispatchSemaphore(value: 0)
+        let appQueue = DispatchQueue(label: "app.session")
+        let observer = NotificationCenter.default.addObserver(forName: CaptureSession.didStartRunningNotification,
+                                                              object: session, queue: nil) { _ in
+            appQueue.sync { session.stopRunning() }
+            stopped.signal()
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        session.startRunning()
+        #expect(stopped.wait(timeout: .now() + 60) == .success, "the stop through a queue never returned")
+        #expect(!session.isRunning)
+    }
+
     /// Starts, stops, frame-rate changes and reads from many threads at once (the thread
     /// sanitizer's subject: the timers were written on the caller's thread and read on the
     /// video queue, and by another thread's stop, without a lock). On the session before the

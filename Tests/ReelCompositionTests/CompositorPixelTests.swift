@@ -45,7 +45,7 @@ import Testing
 
     static func frame() throws -> PixelBuffer {
         let frame = try PixelBuffer(width: 640, height: 360, pixelFormat: .yuv420p)
-        Compositor.clear(frame, red: 0.2, green: 0.4, blue: 0.6)
+        Compositor.clear(frame, red: 0.2, green: 0.4, blue: 0.6, matrix: .bt709)
         return frame
     }
 
@@ -86,19 +86,20 @@ import Testing
     @Test func fillsBlendRectangles() throws {
         let frame = try Self.frame()
         Compositor.fill(Rect(x: 10.4, y: 20.6, width: 300, height: 200), in: frame,
-                        color: Compositor.yuv(red: 1, green: 0.8, blue: 0), opacity: 1)
+                        color: Compositor.yuv(red: 1, green: 0.8, blue: 0, matrix: .bt709), opacity: 1)
         Compositor.fill(Rect(x: 200, y: 100, width: 500, height: 400), in: frame,
-                        color: Compositor.yuv(red: 0.1, green: 0.9, blue: 0.3), opacity: 0.35)
+                        color: Compositor.yuv(red: 0.1, green: 0.9, blue: 0.3, matrix: .bt709), opacity: 0.35)
         #expect(Self.checksum(frame) == 2_037_040_697_167_276_301)
     }
 
     @Test func rgbaOverlaysBlendByTheirAlpha() throws {
         let picture = try Self.noise(width: 200, height: 120, format: .rgba, seed: 4)
         let frame = try Self.frame()
-        Compositor.drawRGBA(picture, into: frame, transform: AffineTransform(translationX: 31, y: 17), opacity: 1)
+        Compositor.drawRGBA(picture, into: frame, transform: AffineTransform(translationX: 31, y: 17), opacity: 1,
+                            matrix: .bt709)
         let turn = AffineTransform(translationX: -100, y: -60).concatenating(AffineTransform(rotationAngle: -0.7))
             .concatenating(AffineTransform(scaleX: 1.8, y: 1.8)).concatenating(AffineTransform(translationX: 400, y: 200))
-        Compositor.drawRGBA(picture, into: frame, transform: turn, opacity: 0.7)
+        Compositor.drawRGBA(picture, into: frame, transform: turn, opacity: 0.7, matrix: .bt709)
         #expect(Self.checksum(frame) == 13_648_573_415_883_954_023)
     }
 
@@ -107,7 +108,8 @@ import Testing
     @Test func rgbaOverlaysMovedByWholePixelsMatchTheFormerOriginDraw() throws {
         let picture = try Self.noise(width: 200, height: 120, format: .rgba, seed: 5)
         let frame = try Self.frame()
-        Compositor.drawRGBA(picture, into: frame, transform: AffineTransform(translationX: 501, y: 290), opacity: 0.9)
+        Compositor.drawRGBA(picture, into: frame, transform: AffineTransform(translationX: 501, y: 290), opacity: 0.9,
+                            matrix: .bt709)
         #expect(Self.checksum(frame) == 10_416_088_531_121_420_772)
     }
 }

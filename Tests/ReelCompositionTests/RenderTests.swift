@@ -103,7 +103,7 @@ import Testing
         video.animationTool = root
         let renderer = try VideoRenderer(composition: sequence.composition, videoComposition: video, outputWidth: 128,
                                          outputHeight: 72)
-        let yellow = Int(Compositor.yuv(red: 1, green: 1, blue: 0).0)
+        let yellow = Int(Compositor.yuv(red: 1, green: 1, blue: 0, matrix: .bt601).0)
         for (seconds, opacity) in [(3.0, 0.0), (4.25, 1.0), (6.75, 1.0), (8.0, 0.0), (3.625, 0.5)] {
             let frame = try renderer.frame(at: MediaTime(seconds: seconds, preferredTimescale: 1000))
             let expected = 16 + Double(yellow - 16) * opacity

@@ -28,7 +28,7 @@ import Testing
                 for b in stride(from: Int32(0), through: 255, by: 5) {
                     let (y, cb, cr) = YCbCr.fromRGB(r, g, b)
                     // The exact conversion of the same colour lands on the same bytes, or one off.
-                    let exact = YCbCr.videoRange(red: Double(r) / 255, green: Double(g) / 255, blue: Double(b) / 255)
+                    let exact = YCbCr.videoRange(red: Double(r) / 255, green: Double(g) / 255, blue: Double(b) / 255, matrix: .bt709)
                     #expect(abs(y - Int32(exact.0)) <= 1 && abs(cb - Int32(exact.1)) <= 1 && abs(cr - Int32(exact.2)) <= 1)
                     let back = YCbCr.toRGB(y, cb, cr)
                     worst = max(worst, abs(Int32(back.0) - r), abs(Int32(back.1) - g), abs(Int32(back.2) - b))
@@ -38,7 +38,7 @@ import Testing
         // 8-bit video range has fewer levels than full-range RGB: a couple of levels are lost.
         #expect(worst <= 2, "\(worst)")
         #expect(YCbCr.fromRGB(0, 0, 0) == (16, 128, 128) && YCbCr.fromRGB(255, 255, 255) == (235, 128, 128))
-        #expect(YCbCr.videoRange(red: 1, green: 1, blue: 0) == (219, 16, 138))
+        #expect(YCbCr.videoRange(red: 1, green: 1, blue: 0, matrix: .bt709) == (219, 16, 138))
     }
 
     @Test(arguments: [0, 1, 63, 64, 65, 1081])

@@ -18,6 +18,11 @@ public struct FFprobe: Sendable {
         public var pixelFormat: String?
         /// The display-matrix rotation ffprobe prints (counter-clockwise degrees), or 0.
         public var rotation: Double
+        /// The colour tags as ffprobe names them (`bt709`, `smpte170m`, `tv`…), nil when absent.
+        public var colorSpace: String?
+        public var colorPrimaries: String?
+        public var colorTransfer: String?
+        public var colorRange: String?
     }
 
     public var duration: Double?
@@ -52,7 +57,11 @@ public struct FFprobe: Sendable {
                 duration: (s["duration"] as? String).flatMap(Double.init),
                 profile: s["profile"] as? String,
                 pixelFormat: s["pix_fmt"] as? String,
-                rotation: rotation ?? 0)
+                rotation: rotation ?? 0,
+                colorSpace: s["color_space"] as? String,
+                colorPrimaries: s["color_primaries"] as? String,
+                colorTransfer: s["color_transfer"] as? String,
+                colorRange: s["color_range"] as? String)
         }
         return FFprobe(duration: (format["duration"] as? String).flatMap(Double.init),
                        formatName: format["format_name"] as? String ?? "",

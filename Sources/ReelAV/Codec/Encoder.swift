@@ -34,6 +34,17 @@ package final class Encoder {
             context.pointee.global_quality = Int32(quality) * FF_QP2LAMBDA
         }
         if configuration.fullRange { context.pointee.color_range = AVCOL_RANGE_JPEG }
+        if format.isYUVFormat, !format.isFullRangeYUV {
+            // Tagged with the colours the pictures were converted with (ColorMatrix's rule at the
+            // encoder's height, as the Scaler converts them), so that players read them back the
+            // same: BT.709 HD, BT.601 (smpte170m) SD. Options naming the tags (a smart render
+            // writing its source's) win, in avcodec_open2.
+            let matrix = ColorMatrix(height: configuration.height)
+            context.pointee.colorspace = matrix == .bt709 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M
+            context.pointee.color_primaries = matrix == .bt709 ? AVCOL_PRI_BT709 : AVCOL_PRI_SMPTE170M
+            context.pointee.color_trc = matrix == .bt709 ? AVCOL_TRC_BT709 : AVCOL_TRC_SMPTE170M
+            context.pointee.color_range = configuration.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        }
         context.pointee.thread_count = Int32(configuration.threads)
         if configuration.globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         var options: [String: String] = configuration.options
@@ -135,6 +146,15 @@ package final class Encoder {
 
     /// Feeds a frame, or nil to drain. `.needsInput` here means "receive packets first".
     package func send(_ frame: Frame?) throws(ReelError) -> CodecResult {
+        if let picture = frame?.pointer, context.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+            // Some encoders write the frame's tags rather than the context's (ProRes's frame
+            // header, which decoders then believe over the container): the picture is in the
+            // stream's colours, so it carries the stream's tags.
+            picture.pointee.colorspace = context.pointee.colorspace
+            picture.pointee.color_primaries = context.pointee.color_primaries
+            picture.pointee.color_trc = context.pointee.color_trc
+            picture.pointee.color_range = context.pointee.color_range
+        }
         let result = avcodec_send_frame(context, frame?.pointer)
         if result == FFmpeg.again { return .needsInput }
         if result == FFmpeg.endOfFile { return .endOfStream }

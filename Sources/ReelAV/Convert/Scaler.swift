@@ -5,8 +5,10 @@ package import ReelCore
 /// cached `SwsContext` (`sws_getCachedContext`) for the shape it last saw.
 ///
 /// Same size and format is a plain row copy; everything else goes through
-/// `sws_scale` with bicubic filtering (as the ffmpeg CLI) and the source's colour
-/// matrix and range.
+/// `sws_scale` with bicubic filtering (as the ffmpeg CLI), from the source's colour matrix
+/// and range to the target's. The matrices follow ``ColorMatrix``'s rule (BT.601 below 720
+/// lines, BT.709 from 720 up, BT.601 for JPEG's `yuvj`) unless the caller names them: a
+/// picture scaled across 720 lines is converted between them (libswscale goes through RGB).
 package final class Scaler {
     private var context: OpaquePointer?
     private var configuredFor: Shape?
@@ -17,6 +19,8 @@ package final class Scaler {
         var targetWidth, targetHeight: Int
         var target: AVPixelFormat
         var fullRange: Bool
+        var sourceMatrix: ColorMatrix
+        var targetMatrix: ColorMatrix
     }
 
     package init() {}
@@ -24,16 +28,21 @@ package final class Scaler {
     deinit { sws_freeContext(context) }
 
     /// Writes `frame`'s picture into `buffer`, scaled and converted to the buffer's size and format.
-    package func convert(_ frame: Frame, into buffer: PixelBuffer) throws(ReelError) {
+    /// - Parameters:
+    ///   - frame: A decoded picture.
+    ///   - buffer: The picture to write.
+    ///   - matrix: The YCbCr matrix `buffer` is written in; nil for ``ColorMatrix``'s rule at its height.
+    package func convert(_ frame: Frame, into buffer: PixelBuffer, matrix: ColorMatrix? = nil) throws(ReelError) {
         let sourcePointers = frame.dataPointers
         let sourceStrides = frame.lineSizes
         try scale(sourceWidth: frame.width, sourceHeight: frame.height, sourceFormat: frame.pixelFormat,
                   sourcePointers: sourcePointers.map { UnsafePointer($0) }, sourceStrides: sourceStrides,
-                  fullRange: frame.isFullRange,
+                  fullRange: frame.isFullRange, matrices: (nil, matrix),
                   target: buffer)
     }
 
-    /// Writes `buffer`'s picture into `frame`, whose size and format are already set and allocated.
+    /// Writes `buffer`'s picture into `frame`, whose size and format are already set and allocated,
+    /// by ``ColorMatrix``'s rule at each one's height.
     package func convert(_ buffer: PixelBuffer, into frame: Frame) throws(ReelError) {
         let pointers = (0..<buffer.planes.count).map { index in
             buffer.withUnsafeBytes(ofPlane: index) { $0.baseAddress?.assumingMemoryBound(to: UInt8.self) }
@@ -41,58 +50,80 @@ package final class Scaler {
         let strides = buffer.planes.map { Int32($0.bytesPerRow) }
         try scale(sourceWidth: buffer.width, sourceHeight: buffer.height, sourceFormat: buffer.pixelFormat.av,
                   sourcePointers: pointers, sourceStrides: strides, fullRange: !buffer.pixelFormat.isYUV,
-                  targetWidth: frame.width, targetHeight: frame.height, targetFormat: frame.pixelFormat,
+                  matrices: (nil, nil), targetWidth: frame.width, targetHeight: frame.height, targetFormat: frame.pixelFormat,
                   targetPointers: frame.dataPointers, targetStrides: frame.lineSizes)
     }
 
     /// Scales one pixel buffer into another.
-    package func convert(_ source: PixelBuffer, into target: PixelBuffer) throws(ReelError) {
+    /// - Parameters:
+    ///   - source: The picture to read.
+    ///   - target: The picture to write.
+    ///   - matrix: The YCbCr matrix both are in (a window cut from a bigger picture keeps that
+    ///     picture's); nil for ``ColorMatrix``'s rule at each one's height.
+    package func convert(_ source: PixelBuffer, into target: PixelBuffer, matrix: ColorMatrix? = nil) throws(ReelError) {
         let pointers = (0..<source.planes.count).map { index in
             source.withUnsafeBytes(ofPlane: index) { $0.baseAddress?.assumingMemoryBound(to: UInt8.self) }
         }
         try scale(sourceWidth: source.width, sourceHeight: source.height, sourceFormat: source.pixelFormat.av,
                   sourcePointers: pointers, sourceStrides: source.planes.map { Int32($0.bytesPerRow) },
-                  fullRange: !source.pixelFormat.isYUV, target: target)
+                  fullRange: !source.pixelFormat.isYUV, matrices: (matrix, matrix), target: target)
     }
 
     private func scale(sourceWidth: Int, sourceHeight: Int, sourceFormat: AVPixelFormat,
                        sourcePointers: [UnsafePointer<UInt8>?], sourceStrides: [Int32], fullRange: Bool,
-                       target: PixelBuffer) throws(ReelError) {
+                       matrices: (ColorMatrix?, ColorMatrix?), target: PixelBuffer) throws(ReelError) {
         let pointers = (0..<target.planes.count).map { index in
             target.withUnsafeMutableBytes(ofPlane: index) { $0.baseAddress?.assumingMemoryBound(to: UInt8.self) }
         }
         try scale(sourceWidth: sourceWidth, sourceHeight: sourceHeight, sourceFormat: sourceFormat,
                   sourcePointers: sourcePointers, sourceStrides: sourceStrides, fullRange: fullRange,
-                  targetWidth: target.width, targetHeight: target.height, targetFormat: target.pixelFormat.av,
+                  matrices: matrices, targetWidth: target.width, targetHeight: target.height, targetFormat: target.pixelFormat.av,
                   targetPointers: pointers, targetStrides: target.planes.map { Int32($0.bytesPerRow) })
     }
 
     private func scale(sourceWidth: Int, sourceHeight: Int, sourceFormat: AVPixelFormat,
                        sourcePointers: [UnsafePointer<UInt8>?], sourceStrides: [Int32], fullRange: Bool,
-                       targetWidth: Int, targetHeight: Int, targetFormat: AVPixelFormat,
+                       matrices: (ColorMatrix?, ColorMatrix?), targetWidth: Int, targetHeight: Int, targetFormat: AVPixelFormat,
                        targetPointers: [UnsafeMutablePointer<UInt8>?], targetStrides: [Int32]) throws(ReelError) {
         guard sourceFormat != AV_PIX_FMT_NONE, targetFormat != AV_PIX_FMT_NONE else {
             throw ReelError(.unsupported, "unknown pixel format for conversion", operation: "sws_getCachedContext")
         }
-        if sourceWidth == targetWidth, sourceHeight == targetHeight, sourceFormat == targetFormat {
+        let sourceMatrix = sourceFormat.isFullRangeYUV ? .bt601 : matrices.0 ?? ColorMatrix(height: sourceHeight)
+        // An RGB side has no matrix: it takes the other's, so no conversion is asked for.
+        let targetMatrix = targetFormat.isFullRangeYUV ? .bt601
+            : targetFormat.isYUVFormat ? matrices.1 ?? ColorMatrix(height: targetHeight) : sourceMatrix
+        let fromMatrix = sourceFormat.isYUVFormat ? sourceMatrix : targetMatrix
+        if sourceWidth == targetWidth, sourceHeight == targetHeight, sourceFormat == targetFormat, fromMatrix == targetMatrix {
             copyPlanes(width: sourceWidth, height: sourceHeight, format: sourceFormat, sourcePointers: sourcePointers,
                        sourceStrides: sourceStrides, targetPointers: targetPointers, targetStrides: targetStrides)
             return
         }
         let shape = Shape(sourceWidth: sourceWidth, sourceHeight: sourceHeight, source: sourceFormat,
-                          targetWidth: targetWidth, targetHeight: targetHeight, target: targetFormat, fullRange: fullRange)
+                          targetWidth: targetWidth, targetHeight: targetHeight, target: targetFormat, fullRange: fullRange,
+                          sourceMatrix: fromMatrix, targetMatrix: targetMatrix)
         if shape != configuredFor {
+            // A fresh context: one that converted between matrices holds a cascade of others,
+            // which libswscale would keep using if only the matrices changed.
+            sws_freeContext(context)
+            context = nil
+            configuredFor = nil
             context = sws_getCachedContext(context, Int32(sourceWidth), Int32(sourceHeight), sourceFormat,
                                            Int32(targetWidth), Int32(targetHeight), targetFormat,
-                                           SWS_BICUBIC, nil, nil, nil)
+                                           // Between matrices, exact rounding: 2 levels nearer on saturated colours.
+                                           SWS_BICUBIC | (fromMatrix == targetMatrix ? 0 : SWS_ACCURATE_RND), nil, nil, nil)
             guard let context else {
                 configuredFor = nil
                 throw ReelError(.unsupported, "libswscale cannot convert \(sourceWidth)x\(sourceHeight) \(name(sourceFormat)) to \(targetWidth)x\(targetHeight) \(name(targetFormat))",
                                 operation: "sws_getCachedContext")
             }
-            // BT.709 for HD sources, as H.264 from cameras and phones is tagged; BT.601 below 720 lines.
-            let matrix = sws_getCoefficients(sourceHeight >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601)
-            _ = sws_setColorspaceDetails(context, matrix, fullRange || sourceFormat.isFullRangeYUV ? 1 : 0, matrix,
+            // ColorMatrix's rule: BT.709 from 720 lines up (as H.264 from cameras and phones is
+            // tagged), BT.601 below. Two YCbCr sides with different matrices are converted
+            // (libswscale cascades through RGB).
+            func coefficients(_ matrix: ColorMatrix) -> UnsafePointer<Int32>? {
+                sws_getCoefficients(matrix == .bt709 ? SWS_CS_ITU709 : SWS_CS_ITU601)
+            }
+            _ = sws_setColorspaceDetails(context, coefficients(fromMatrix), fullRange || sourceFormat.isFullRangeYUV ? 1 : 0,
+                                         coefficients(targetMatrix),
                                          targetFormat.isYUVFormat && !targetFormat.isFullRangeYUV ? 0 : 1, 0, 1 << 16, 1 << 16)
             configuredFor = shape
         }

@@ -233,7 +233,7 @@ final class ReaderLane {
         }
         guard let pool else { throw ReelError(.outOfMemory, "no pixel buffer pool") }
         let buffer = pool.makePixelBuffer()
-        try scaler.convert(frame, into: buffer)
+        try scaler.convert(frame, into: buffer, matrix: settings.colorMatrix)
         if output.appliesPreferredTrackTransform, let orientation = output.track.orientation, orientation != .up {
             return try buffer.oriented(orientation)
         }

@@ -8,6 +8,10 @@ public struct VideoOutputSettings: Sendable, Hashable {
     public var width: Int?
     /// Height to scale to; nil keeps the track's (or derives it from `width` by aspect).
     public var height: Int?
+    /// The YCbCr matrix the pictures are handed out in; nil for ``ColorMatrix``'s rule at their
+    /// height (BT.601 below 720 lines). A composition's sources take its output's, so that a
+    /// clip scaled across 720 lines keeps its colours in the output.
+    package var colorMatrix: ColorMatrix?
 
     /// Settings for a video output.
     /// - Parameters:

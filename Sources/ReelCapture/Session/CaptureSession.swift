@@ -48,8 +48,9 @@ public final class CaptureSession: @unchecked Sendable {
     private let state = PosixMutex(CaptureSessionStateMachine())
     private let videoQueue = DispatchQueue(label: "reel.capture.video", qos: .userInteractive)
     private let audioQueue = DispatchQueue(label: "reel.capture.audio", qos: .userInteractive)
-    /// Notifications are posted from here, never from the frame queues: an observer may
-    /// reconfigure or stop the session, which waits on those queues.
+    /// Notifications are posted from here (or by a `stopRunning()` caller when none is under
+    /// way), never from the frame queues: an observer may reconfigure or stop the session,
+    /// which waits on those queues.
     private let notifications = DispatchQueue(label: "reel.capture.notifications")
     /// Marks the session's queues, so that a call made on one of them does not wait on it.
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -276,7 +277,10 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// Stops the devices and waits for the last frame to be delivered (unless called from
-    /// a frame being delivered). `stopRunning()`.
+    /// a frame being delivered). When it returns, every notification the session posted,
+    /// `didStopRunningNotification` included, has been handed to its observers, or is being
+    /// handed to them on another thread: it never waits on an observer, which may itself be
+    /// waiting for this call (a stop through a synchronous hop to another thread). `stopRunning()`.
     public func stopRunning() {
         guard let timers = state.withLock({ $0.stop() }) else { return }
         for timer in timers { timer.cancel() }
@@ -289,8 +293,10 @@ public final class CaptureSession: @unchecked Sendable {
         for device in devices.compactMap({ $0 }) { LiveDevice.shared(for: device)?.stop() }
         for output in outputs { output.sessionDidStop() }
         post(Self.didStopRunningNotification)
-        // What the run posted has reached its observers when this returns.
-        if waits { notifications.sync {} }
+        // What the run posted reaches its observers before this returns: posted here, in
+        // order, unless a thread is posting already (then it posts these too, after its
+        // observer returns; waiting for it could wait for ourselves).
+        if waits { deliverNotifications() }
     }
 
     /// Hands the next frame to `handler` as well as to the outputs, lit by the flash if
@@ -461,8 +467,16 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Posts on the session's notification queue, in order, never on a frame queue.
     func post(_ name: Notification.Name, object: (any AnyObject & Sendable)? = nil, userInfo: [String: any Sendable]? = nil) {
-        notifications.async { [self] in
-            NotificationCenter.default.post(name: name, object: object ?? self, userInfo: userInfo)
+        let notification = CaptureSessionStateMachine.PendingNotification(name: name, object: object ?? self, userInfo: userInfo)
+        guard state.withLock({ $0.enqueue(notification) }) else { return }
+        notifications.async { [self] in deliverNotifications() }
+    }
+
+    /// Posts the waiting notifications on this thread, in order, if no thread is posting them.
+    private func deliverNotifications() {
+        guard state.withLock({ $0.beginDelivery() }) else { return }
+        while let next = state.withLock({ $0.nextNotification() }) {
+            NotificationCenter.default.post(name: next.name, object: next.object, userInfo: next.userInfo)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ReelFilters
 
 /// A ``CaptureSession``'s state under its one lock: the configuration (committed and
@@ -13,6 +14,25 @@ struct CaptureSessionStateMachine: Sendable {
         var startNanoseconds: UInt64
         var video: (any DispatchSourceTimer)?
         var audio: (any DispatchSourceTimer)?
+    }
+
+    /// A notification waiting to be posted, in the order the session posted it.
+    struct PendingNotification: @unchecked Sendable {
+        var name: Notification.Name
+        var object: any AnyObject & Sendable
+        var userInfo: [String: any Sendable]?
+    }
+
+    /// Who posts the waiting notifications. One thread at a time, in order: the notification
+    /// queue, or a `stopRunning()` caller that finds none under way and posts them itself
+    /// (so that it never waits on an observer that may be waiting on it).
+    enum Delivery: Sendable {
+        /// None waiting, none being posted.
+        case idle
+        /// The notification queue has been asked to post them and has not started.
+        case scheduled
+        /// A thread is posting them (and may be inside an observer).
+        case delivering
     }
 
     enum Running: Sendable {
@@ -38,6 +58,8 @@ struct CaptureSessionStateMachine: Sendable {
     private(set) var pipelineNanoseconds: UInt64 = 0
     /// The size the video queue is making frames at (a recording keeps it through a switch).
     var frameSizeInUse: (width: Int, height: Int)?
+    private(set) var delivery = Delivery.idle
+    private var pendingNotifications: [PendingNotification] = []
 
     /// The configuration calls see: the staged one while configuring.
     var current: CaptureSession.Configuration { staged ?? committed }
@@ -146,6 +168,40 @@ struct CaptureSessionStateMachine: Sendable {
         case .stopped, .interrupted:
             return nil
         }
+    }
+
+    // MARK: - Notifications
+
+    /// Queues `notification`. True when the caller must ask the notification queue to post
+    /// it (none is being posted or asked for): idle → scheduled.
+    mutating func enqueue(_ notification: PendingNotification) -> Bool {
+        pendingNotifications.append(notification)
+        guard case .idle = delivery else { return false }
+        delivery = .scheduled
+        return true
+    }
+
+    /// idle or scheduled → delivering: the caller then takes each waiting notification with
+    /// ``nextNotification()``. False when a thread is already posting (another, whose
+    /// observer may be waiting on this one, or this thread further out, inside an observer).
+    mutating func beginDelivery() -> Bool {
+        switch delivery {
+        case .idle, .scheduled:
+            delivery = .delivering
+            return true
+        case .delivering:
+            return false
+        }
+    }
+
+    /// The next notification for the delivering thread to post; nil when none is left, and
+    /// then delivering → idle.
+    mutating func nextNotification() -> PendingNotification? {
+        guard !pendingNotifications.isEmpty else {
+            delivery = .idle
+            return nil
+        }
+        return pendingNotifications.removeFirst()
     }
 
     // MARK: - Frames

@@ -202,7 +202,8 @@ public final class LiveStabilizer: @unchecked Sendable {
         RotatedCopy.copy(from: picture, into: window,
                          centre: (Double(width - 1) / 2 + shiftX, Double(height - 1) / 2 + shiftY), angle: angle)
         let output = outputPool.makePixelBuffer()
-        try scaler.convert(window, into: output)
+        // The window is cut from the picture, so its colours are in the picture's matrix.
+        try scaler.convert(window, into: output, matrix: ColorMatrix(height: height))
         return output
     }
 }

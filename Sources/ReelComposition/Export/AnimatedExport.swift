@@ -88,10 +88,13 @@ public enum AnimatedExport {
         defer { partial.release() }
         do throws(ReelError) {
             let timeBase = format == .gif ? Rational(1, 100) : Rational(1, 1000)
+            // The movie's pictures are in its own matrix (ColorMatrix's rule at its height, as its
+            // encoder tagged it): a GIF's palette is RGB from them, and WebP's VP8 is BT.601.
+            let matrix = ColorMatrix(height: height)
             let chain = format == .gif
-                ? "scale=in_color_matrix=bt709:in_range=tv:out_range=pc,split[a][b];"
+                ? "scale=in_color_matrix=\(matrix.scaleFilterName):in_range=tv:out_range=pc,split[a][b];"
                     + "[a]palettegen=stats_mode=full[p];[b][p]paletteuse=dither=\(dither)"
-                : "null"
+                : matrix == .bt601 ? "null" : "scale=in_color_matrix=bt709:out_color_matrix=bt601"
             let writer = try AnimatedImageWriter(path: partial.url.path, kind: format == .gif ? .gif : .webp, width: width,
                                                  height: height, timeBase: timeBase, chain: chain, loop: loop)
             var scenes = sceneStarts.filter { $0 > .zero }.sorted()[...]

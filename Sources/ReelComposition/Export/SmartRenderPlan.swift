@@ -263,6 +263,13 @@ private struct Planner {
         guard coding.width == width, coding.height == height else {
             return "the source is coded \(coding.width)x\(coding.height), the output \(width)x\(height)"
         }
+        // Rendered frames are made in the output's matrix (ColorMatrix's rule at its height): a
+        // source tagged with another would show its copied frames in other colours. AVColorSpace:
+        // 1 BT.709, 5 BT.470BG and 6 SMPTE 170M (both BT.601), 2 unspecified.
+        let matrix = ColorMatrix(height: height)
+        guard coding.colorSpace == 2 || (matrix == .bt709 ? [1] : [5, 6]).contains(coding.colorSpace) else {
+            return "colour \(coding.colorDescription), not the \(matrix == .bt709 ? "BT.709" : "BT.601") Reel renders at \(height) lines"
+        }
         if let step = frameStep, abs(step.seconds - frameDuration.seconds) > frameDuration.seconds / 100 {
             return String(format: "frame rate %.3f, not the output's %.3f", 1 / step.seconds, 1 / frameDuration.seconds)
         }

@@ -26,7 +26,7 @@ package enum CompositorBench {
         let turn = AffineTransform(translationX: -450, y: -100).concatenating(AffineTransform(rotationAngle: 0.4))
             .concatenating(AffineTransform(translationX: 960, y: 540))
         let draws: [(String, () -> Void)] = [
-            ("clear", { Compositor.clear(target) }),
+            ("clear", { Compositor.clear(target, matrix: .bt709) }),
             ("move (dissolve)", { Compositor.draw(source, into: target, transform: .identity, opacity: 0.5) }),
             ("scale x2", { Compositor.draw(small, into: target, transform: AffineTransform(scaleX: 2, y: 2), opacity: 1) }),
             ("zoom + turn", {
@@ -35,7 +35,11 @@ package enum CompositorBench {
             }),
             ("fill", { Compositor.fill(Rect(x: 100, y: 100, width: 600, height: 300), in: target, color: (210, 16, 146),
                                        opacity: 0.5) }),
-            ("rgba overlay turned", { Compositor.drawRGBA(overlay, into: target, transform: turn, opacity: 1) }),
+            ("rgba overlay turned", { Compositor.drawRGBA(overlay, into: target, transform: turn, opacity: 1, matrix: .bt709) }),
+            ("rgba layer styled", {
+                Compositor.drawRGBA(overlay, into: target, transform: turn, opacity: 1, matrix: .bt709,
+                                    shape: .init(crop: nil, cornerRadius: 24, borderWidth: 4, borderColor: (1, 1, 1)))
+            }),
         ]
         func milliseconds(_ body: () -> Void) -> Double {
             var passes: [Double] = []

@@ -23,8 +23,10 @@ final class TrackFrameSource {
     ///   - grid: the composition times ``frame(at:)`` will be asked for, when only those (an
     ///     export's frames, `start + k × step`): pictures shown at none of them are skipped.
     ///   - pixelFormat: the pictures' format: yuv420p, or rgba for a styled layer (its alpha kept).
+    ///   - matrix: the YCbCr matrix of the frame they are drawn into (the output's), which
+    ///     yuv420p pictures are converted to.
     init(segment: CompositionTrackSegment, scale: Double, readAhead: Int = 0, from: MediaTime? = nil,
-         grid: FrameGrid? = nil, pixelFormat: PixelFormat = .yuv420p) throws(ReelError) {
+         grid: FrameGrid? = nil, pixelFormat: PixelFormat = .yuv420p, matrix: ColorMatrix) throws(ReelError) {
         self.segment = segment
         guard let url = segment.sourceURL else { throw ReelError(.invalidArgument, "an empty segment has no frames") }
         let asset = try Asset(url: url)
@@ -41,8 +43,9 @@ final class TrackFrameSource {
         frames = ReadAhead(capacity: readAhead, name: "reel.decode \(url.lastPathComponent)") { () throws(ReelError) in
             let reader = try AssetReader(asset: asset)
             reader.timeRange = MediaTimeRange(start: start, duration: .positiveInfinity)
-            let output = AssetReaderTrackOutput(track: track, videoSettings: VideoOutputSettings(
-                pixelFormat: pixelFormat, width: decodeSize.width, height: decodeSize.height))
+            var settings = VideoOutputSettings(pixelFormat: pixelFormat, width: decodeSize.width, height: decodeSize.height)
+            settings.colorMatrix = matrix
+            let output = AssetReaderTrackOutput(track: track, videoSettings: settings)
             if let grid { output.picturesWanted = { grid.showsSource(of: mapping, in: $0) } }
             try reader.add(output)
             try reader.startReading()

@@ -12,6 +12,9 @@ final class VideoRenderer {
     let outputHeight: Int
     /// Render-size pixels to output pixels.
     let outputScale: (x: Double, y: Double)
+    /// The output's YCbCr matrix (BT.601 below 720 lines, ``ColorMatrix``): sources are decoded
+    /// into it and overlays converted by it, as the encoder tags the file.
+    let matrix: ColorMatrix
     /// Decoded frames each source may read ahead on its own thread; 0 decodes on the caller's.
     let readAhead: Int
     /// The earliest time that will be asked for (a player's seek): sources open there
@@ -41,6 +44,7 @@ final class VideoRenderer {
         self.outputWidth = outputWidth
         self.outputHeight = outputHeight
         self.readAhead = readAhead
+        matrix = ColorMatrix(height: outputHeight)
         outputScale = (Double(outputWidth) / videoComposition.renderSize.width,
                        Double(outputHeight) / videoComposition.renderSize.height)
         // A 3840x2160 frame is 12 MB: a large render keeps fewer spare.
@@ -54,7 +58,7 @@ final class VideoRenderer {
         currentFrameTime = time
         let instruction = videoComposition.instruction(at: time)
         let background = instruction?.backgroundColor ?? (red: 0, green: 0, blue: 0)
-        Compositor.clear(frame, red: background.red, green: background.green, blue: background.blue)
+        Compositor.clear(frame, red: background.red, green: background.green, blue: background.blue, matrix: matrix)
         if let instruction, let compositor = videoComposition.customVideoCompositor {
             var sources: [Int: PixelBuffer] = [:]
             let toOutput = ReelCore.AffineTransform(scaleX: outputScale.x, y: outputScale.y)
@@ -100,7 +104,7 @@ final class VideoRenderer {
                 }
                 if let style = layer.style {
                     try drawStyled(picture, style: style, into: frame, transform: decodeScale.concatenating(transform),
-                                   opacity: layer.opacity(at: time), crop: crop, at: time, hd: natural.height >= 720)
+                                   opacity: layer.opacity(at: time), crop: crop, at: time)
                     continue
                 }
                 Compositor.draw(picture, into: frame, transform: decodeScale.concatenating(transform),
@@ -189,7 +193,7 @@ final class VideoRenderer {
         // Decode at the size the layer is drawn at (never larger than the source).
         let from = segment.timeMapping.target.contains(startTime) ? segment.timeMapping.sourceTime(at: startTime) : nil
         let source = try TrackFrameSource(segment: segment, scale: abs(transform.determinant).squareRoot(), readAhead: readAhead,
-                                          from: from, grid: frameGrid, pixelFormat: pixelFormat)
+                                          from: from, grid: frameGrid, pixelFormat: pixelFormat, matrix: matrix)
         sources[key] = source
         return source
     }
@@ -205,7 +209,8 @@ final class VideoRenderer {
             if plain, case .color(let red, let green, let blue) = layer.content {
                 // The common case (the seed's sticker): an exact rectangle fill.
                 Compositor.fill(Rect(x: centre.x - width / 2, y: centre.y - height / 2, width: width, height: height),
-                                in: frame, color: Compositor.yuv(red: red, green: green, blue: blue), opacity: opacity)
+                                in: frame, color: Compositor.yuv(red: red, green: green, blue: blue, matrix: matrix),
+                                opacity: opacity)
             } else {
                 let pixels = (max(1, Int(width.rounded())), max(1, Int(height.rounded())))
                 let picture: PixelBuffer
@@ -220,7 +225,7 @@ final class VideoRenderer {
                     .concatenating(ReelCore.AffineTransform(scaleX: state.scale, y: state.scale))
                     .concatenating(ReelCore.AffineTransform(rotationAngle: state.rotation))
                     .concatenating(ReelCore.AffineTransform(translationX: centre.x, y: centre.y))
-                Compositor.drawRGBA(picture, into: frame, transform: transform, opacity: opacity)
+                Compositor.drawRGBA(picture, into: frame, transform: transform, opacity: opacity, matrix: matrix)
             }
         }
         for sublayer in layer.sublayers {
@@ -275,9 +280,9 @@ final class VideoRenderer {
 
 extension VideoRenderer {
     /// Draws a styled layer's RGBA picture: keyed, through its look, then laid over the frame
-    /// with its alpha, corners and border (``LayerCompositor``).
+    /// with its alpha, corners and border (``Compositor/drawRGBA(_:into:transform:opacity:matrix:shape:)``).
     func drawStyled(_ picture: PixelBuffer, style: LayerStyle, into frame: PixelBuffer, transform: ReelCore.AffineTransform,
-                    opacity: Double, crop: Rect?, at time: MediaTime, hd: Bool) throws(ReelError) {
+                    opacity: Double, crop: Rect?, at time: MediaTime) throws(ReelError) {
         var shown = picture
         if let key = style.chromaKey { shown = try LayerCompositor.keyed(shown, by: key) }
         if let handler = style.filterHandler {
@@ -289,9 +294,10 @@ extension VideoRenderer {
         let fold = ReelCore.AffineTransform(scaleX: Double(picture.width) / Double(shown.width),
                                             y: Double(picture.height) / Double(shown.height))
         let scale = (outputScale.x * outputScale.y).squareRoot()
-        LayerCompositor.draw(shown, into: frame, transform: fold.concatenating(transform), opacity: opacity,
-                             crop: shown.width == picture.width && shown.height == picture.height ? crop : nil,
-                             cornerRadius: style.cornerRadius * scale, borderWidth: style.borderWidth * scale,
-                             borderColor: style.borderColor, hd: hd)
+        let shape = Compositor.LayerShape(crop: shown.width == picture.width && shown.height == picture.height ? crop : nil,
+                                          cornerRadius: style.cornerRadius * scale, borderWidth: style.borderWidth * scale,
+                                          borderColor: style.borderColor)
+        Compositor.drawRGBA(shown, into: frame, transform: fold.concatenating(transform), opacity: opacity, matrix: matrix,
+                            shape: shape)
     }
 }

@@ -1,5 +1,6 @@
 /// BT.709 conversion between full-range RGB and video-range YCbCr, the one copy of its
-/// weights that the filters' kernels, the cube tables and the compositor share.
+/// weights that the filters' kernels and the cube tables share; ``videoRange(red:green:blue:matrix:)``
+/// converts one colour by either matrix (``ColorMatrix``).
 ///
 /// Y = 16 + 219 (0.2126 R + 0.7152 G + 0.0722 B), Cb = 128 + 224 (B − Y′) / 1.8556,
 /// Cr = 128 + 224 (R − Y′) / 1.5748, with R, G, B from 0 to 1 (Y′ the luma before scaling).
@@ -79,17 +80,23 @@ package enum YCbCr {
         return (UInt8(min(max(r, 0), 255)), UInt8(min(max(g, 0), 255)), UInt8(min(max(b, 0), 255)))
     }
 
-    /// Video-range Y, Cb, Cr bytes of a colour given from 0 to 1, from the exact weights
-    /// (for fills, backgrounds and overlays, where one colour is converted once).
+    /// Video-range Y, Cb, Cr bytes of a colour given from 0 to 1, from the exact weights of
+    /// `matrix` (for fills, backgrounds, overlays and styled layers, where the picture's own
+    /// matrix decides: BT.601 below 720 lines, ``ColorMatrix``).
     /// - Parameters:
-    ///   - red: 0...1.
-    ///   - green: 0...1.
-    ///   - blue: 0...1.
+    ///   - red: 0...1 (clamped).
+    ///   - green: 0...1 (clamped).
+    ///   - blue: 0...1 (clamped).
+    ///   - matrix: The matrix of the picture the colour is drawn into.
     /// - Returns: Y, Cb, Cr, rounded and clamped to 0...255.
-    package static func videoRange(red: Double, green: Double, blue: Double) -> (UInt8, UInt8, UInt8) {
-        let luma = 0.2126 * red + 0.7152 * green + 0.0722 * blue
-        let y = 16 + 219 * luma, cb = 128 + 224 * (blue - luma) / 1.8556, cr = 128 + 224 * (red - luma) / 1.5748
-        func byte(_ v: Double) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
+    @inlinable @inline(__always)
+    package static func videoRange(red: Double, green: Double, blue: Double, matrix: ColorMatrix) -> (UInt8, UInt8, UInt8) {
+        let r = min(max(red, 0), 1), g = min(max(green, 0), 1), b = min(max(blue, 0), 1)
+        let luma = matrix.kr * r + matrix.kg * g + matrix.kb * b
+        let y = 16 + 219 * luma, cb = 128 + 224 * (b - luma) / matrix.cbDivisor, cr = 128 + 224 * (r - luma) / matrix.crDivisor
         return (byte(y), byte(cb), byte(cr))
     }
+
+    @usableFromInline @inline(__always)
+    static func byte(_ v: Double) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
 }

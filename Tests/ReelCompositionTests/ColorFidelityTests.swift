@@ -1,0 +1,184 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// The colours Reel writes read back as they were specified: overlays (a plain fill, a scaled
+/// colour, a picture, text), a styled layer and a clip scaled across 720 lines, on an SD and an
+/// HD output, decoded by the ffmpeg CLI with the matrix the file is tagged with; and the tags
+/// themselves (BT.601 as `smpte170m` below 720 lines, BT.709 from 720 up, video range).
+@Suite struct ColorFidelityTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Paths.temporaryDirectory("reel-color")
+        // Teal (48, 160, 192) at both sizes, each in its own size's matrix and tagged so, as a
+        // camera writes it; lossless, so the only change is Reel's.
+        for (name, size, matrix) in [("teal-hd", "1280x720", "bt709"), ("teal-sd", "640x360", "smpte170m")] {
+            try ProcessRunner.ffmpeg([
+                "-f", "lavfi", "-i",
+                "color=0x30A0C0:s=\(size):r=25:d=1,format=rgb24,scale=out_color_matrix=\(matrix == "bt709" ? "bt709" : "bt601"):out_range=tv,format=yuv420p",
+                "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-colorspace", matrix, "-color_primaries", matrix,
+                "-color_trc", matrix, "-color_range", "tv", directory.appendingPathComponent("\(name).mp4").path,
+            ])
+        }
+        // A saturated red (192, 48, 48), 320x180 (BT.601), for the styled layer.
+        try ProcessRunner.ffmpeg([
+            "-f", "lavfi", "-i", "color=0xC03030:s=320x180:r=25:d=1,format=rgb24,scale=out_color_matrix=bt601:out_range=tv,format=yuv420p",
+            "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-colorspace", "smpte170m",
+            directory.appendingPathComponent("red.mp4").path,
+        ])
+        // Pure blue, as a picture overlay.
+        try ProcessRunner.ffmpeg([
+            "-f", "lavfi", "-i", "color=0x0000FF:s=64x64,format=rgb24", "-frames:v", "1",
+            directory.appendingPathComponent("blue.png").path,
+        ])
+    }
+
+    /// What is drawn where, in render pixels of a 640x360 frame (scaled by `k` for a bigger one),
+    /// the colour it must read back as, and how near. Overlays are converted once, from the
+    /// colour given: within 3. A clip or a layer is converted by libswscale on the way in (YCbCr
+    /// to YCbCr across 720 lines, or to RGB for a styled layer), which is itself off by up to 4
+    /// on these colours (the ffmpeg CLI's `scale` gives the same), so within 5 (before, 9 and 19).
+    private struct Probe {
+        var name: String
+        var x: Int
+        var y: Int
+        var expected: (Int, Int, Int)
+        var tolerance = 3
+    }
+
+    private let probes = [
+        Probe(name: "the clip (scaled across 720 lines)", x: 600, y: 330, expected: (48, 160, 192), tolerance: 5),
+        Probe(name: "red fill", x: 80, y: 80, expected: (255, 0, 0)),
+        Probe(name: "green scaled colour", x: 260, y: 80, expected: (0, 255, 0)),
+        Probe(name: "blue picture", x: 400, y: 80, expected: (0, 0, 255)),
+        Probe(name: "grey rotated colour", x: 540, y: 80, expected: (128, 128, 128)),
+        Probe(name: "red styled layer", x: 120, y: 245, expected: (192, 48, 48), tolerance: 5),
+    ]
+
+    private func spec(width: Int, height: Int, clip: String) -> String {
+        let k = Double(width) / 640
+        func box(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> String {
+            "{ \"x\": \(Double(x) * k), \"y\": \(Double(y) * k), \"width\": \(Double(w) * k), \"height\": \(Double(h) * k) }"
+        }
+        return """
+            {
+              "renderSize": { "width": \(width), "height": \(height) },
+              "frameRate": 25,
+              "clips": [ { "file": "\(clip).mp4" } ],
+              "layers": [ { "file": "red.mp4", "frame": \(box(40, 200, 160, 90)), "cornerRadius": \(8 * k) } ],
+              "overlays": [
+                { "type": "color", "color": "#ff0000", "frame": \(box(40, 40, 80, 80)) },
+                { "type": "color", "color": "#00ff00", "frame": \(box(230, 50, 60, 60)),
+                  "animations": [ { "property": "scale", "values": [1.5, 1.5], "begin": 0, "duration": 10 } ] },
+                { "type": "image", "file": "blue.png", "frame": \(box(360, 40, 80, 80)) },
+                { "type": "color", "color": "#808080", "frame": \(box(500, 40, 80, 80)),
+                  "animations": [ { "property": "rotation", "values": [0.3, 0.3], "begin": 0, "duration": 10 } ] },
+                { "type": "text", "text": "\u{2588}\u{2588}", "fontSize": \(Int(60 * k)), "color": "#0000ff",
+                  "frame": \(box(220, 200, 200, 100)) }
+              ]
+            }
+            """
+    }
+
+    /// Renders the spec at `width`x`height` over the clip of the other size, checks the tags, and
+    /// returns frame 10 as RGB decoded with the tagged matrix.
+    private func render(width: Int, height: Int, clip: String, name: String) throws -> (rgb: [UInt8], stream: FFprobe.Stream) {
+        let specURL = directory.appendingPathComponent("\(name).json")
+        let out = directory.appendingPathComponent("\(name).mp4")
+        try spec(width: width, height: height, clip: clip).write(to: specURL, atomically: true, encoding: .utf8)
+        let result = try ProcessRunner.reel(["compose", specURL.path, "-o", out.path], timeout: 600)
+        guard result.status == 0 else { throw TestFailure("reel compose \(name): \(result.standardError)") }
+        return try decoded(out, name: name)
+    }
+
+    /// Frame 10 of `out` as RGB, decoded by the ffmpeg CLI with the matrix its stream is tagged with.
+    private func decoded(_ out: URL, name: String) throws -> (rgb: [UInt8], stream: FFprobe.Stream) {
+        guard let stream = try FFprobe.probe(out).streams(ofType: "video").first else {
+            throw TestFailure("\(name): no video stream")
+        }
+        let raw = directory.appendingPathComponent("\(name).rgb")
+        // Untagged (or a tag the scaler lacks): ffmpeg's own guess.
+        let matrix = stream.colorSpace.map { $0 == "unknown" ? "auto" : $0 } ?? "auto"
+        try ProcessRunner.ffmpeg([
+            "-i", out.path, "-vf", "select=eq(n\\,10),scale=in_color_matrix=\(matrix):in_range=tv:out_range=pc,format=rgb24",
+            "-frames:v", "1", "-f", "rawvideo", raw.path,
+        ])
+        try ProcessRunner.ffmpeg([
+            "-i", out.path, "-vf", "select=eq(n\\,10),scale=in_color_matrix=\(matrix):in_range=tv:out_range=pc",
+            "-frames:v", "1", directory.appendingPathComponent("\(name).png").path,
+        ])
+        return ([UInt8](try Data(contentsOf: raw)), stream)
+    }
+
+    private func check(_ rgb: [UInt8], width: Int, label: String) {
+        let k = Double(width) / 640
+        for probe in probes {
+            let x = Int(Double(probe.x) * k), y = Int(Double(probe.y) * k)
+            let i = 3 * (y * width + x)
+            guard i + 2 < rgb.count else {
+                Issue.record("\(label) \(probe.name): outside the frame")
+                continue
+            }
+            let seen = (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
+            let off = max(abs(seen.0 - probe.expected.0), abs(seen.1 - probe.expected.1), abs(seen.2 - probe.expected.2))
+            #expect(off <= probe.tolerance, "\(label) \(probe.name): \(seen), specified \(probe.expected)")
+        }
+        // The text: its inside (the pixels farthest from the teal behind it) is the blue given.
+        var bluest = (0, 0, 0)
+        for y in Int(200 * k)..<Int(300 * k) {
+            for x in Int(220 * k)..<Int(420 * k) {
+                let i = 3 * (y * width + x)
+                let pixel = (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
+                if pixel.2 - pixel.1 - pixel.0 > bluest.2 - bluest.1 - bluest.0 { bluest = pixel }
+            }
+        }
+        #expect(bluest.0 <= 3 && bluest.1 <= 3 && bluest.2 >= 252, "\(label) text: \(bluest), specified (0, 0, 255)")
+    }
+
+    private func tags(_ stream: FFprobe.Stream) -> String {
+        [stream.colorSpace, stream.colorPrimaries, stream.colorTransfer, stream.colorRange]
+            .map { $0 ?? "absent" }.joined(separator: "/")
+    }
+
+    /// `reel transcode` to each codec, down from HD and up from SD: each file is tagged with the
+    /// matrix of its own height, and the teal reads back within 5 of (48, 160, 192) (converted
+    /// between the matrices by libswscale, as the clip above).
+    @Test func transcodesAreTaggedWithTheMatrixTheyWrote() throws {
+        for codec in ["h264", "hevc", "prores", "vp9"] {
+            for (clip, size, expected) in [("teal-hd", "640x360", "smpte170m"), ("teal-sd", "1280x720", "bt709")] {
+                let name = "\(codec)-\(size)"
+                let out = directory.appendingPathComponent("\(name).\(codec == "prores" ? "mov" : codec == "vp9" ? "webm" : "mp4")")
+                let result = try ProcessRunner.reel(
+                    ["transcode", directory.appendingPathComponent("\(clip).mp4").path, "-o", out.path, "--codec", codec,
+                     "--size", size], timeout: 600)
+                guard result.status == 0 else { throw TestFailure("reel transcode \(name): \(result.standardError)") }
+                let (rgb, stream) = try decoded(out, name: name)
+                #expect(tags(stream) == "\(expected)/\(expected)/\(expected)/tv", "\(name) tags: \(tags(stream))")
+                let width = stream.width ?? 0, height = stream.height ?? 0
+                let i = 3 * ((height / 2) * width + width / 2)
+                guard i + 2 < rgb.count else {
+                    Issue.record("\(name): \(rgb.count) bytes for \(width)x\(height)")
+                    continue
+                }
+                let seen = (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
+                #expect(abs(seen.0 - 48) <= 5 && abs(seen.1 - 160) <= 5 && abs(seen.2 - 192) <= 5,
+                        "\(name): \(seen), the source (48, 160, 192)")
+            }
+        }
+    }
+
+    /// 640x360: BT.601, tagged smpte170m; the HD clip is converted from BT.709 on the way down.
+    @Test func standardDefinitionOutputReadsBackAsSpecified() throws {
+        let (rgb, stream) = try render(width: 640, height: 360, clip: "teal-hd", name: "sd")
+        #expect(tags(stream) == "smpte170m/smpte170m/smpte170m/tv", "tags: \(tags(stream))")
+        check(rgb, width: 640, label: "640x360")
+    }
+
+    /// 1280x720: BT.709, tagged bt709; the SD clip is converted from BT.601 on the way up.
+    @Test func highDefinitionOutputReadsBackAsSpecified() throws {
+        let (rgb, stream) = try render(width: 1280, height: 720, clip: "teal-sd", name: "hd")
+        #expect(tags(stream) == "bt709/bt709/bt709/tv", "tags: \(tags(stream))")
+        check(rgb, width: 1280, label: "1280x720")
+    }
+}
