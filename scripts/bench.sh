@@ -107,6 +107,22 @@ if [[ -x "$shared_bench/ffmpeg-seed-composition.sh" || -f "$shared_bench/ffmpeg-
   floor=$(echo "($decode + $reencode - $redecode) / $cores" | bc -l)
   printf 'seed composition floor: decode %.1f CPU-s + encode %.1f CPU-s over %d cores = %.2f s, ratio %.2f to ffmpeg\n' \
     "$decode" "$(echo "$reencode - $redecode" | bc -l)" "$cores" "$floor" "$(echo "$floor / $f" | bc -l)"
+  # The same composition through `reel compose` and its spec (docs/composition-spec.md): the
+  # export alone, without the demo's contact sheet and timeline (the sound is still mixed).
+  cat > "$work/seed.json" <<SPEC
+{ "preset": "640x480", "frameRate": 25,
+  "clips": [
+    { "file": "$clips/01_nebula.mp4", "transition": { "type": "dissolve", "duration": 2 } },
+    { "file": "$clips/02_blackhole.mp4", "transition": { "type": "push", "duration": 2, "direction": "left" } },
+    { "file": "$clips/03_nebula.mp4", "transition": { "type": "dissolve", "duration": 2 } },
+    { "file": "$clips/04_quasar.mp4", "transition": { "type": "push", "duration": 2 } },
+    { "file": "$clips/05_blackhole.mp4" } ],
+  "overlays": [ { "type": "color", "color": "#ffff00", "opacity": 0, "frame": { "x": 0, "y": 0, "width": 40, "height": 40 },
+    "animations": [ { "property": "opacity", "values": [0, 1, 1, 0], "keyTimes": [0, 0.25, 0.75, 1],
+                      "begin": 3, "duration": 5, "removedOnCompletion": false } ] } ] }
+SPEC
+  pair -- "$reel" compose "$work/seed.json" -o "$work/compose.mp4" -- bash "$shared_bench/ffmpeg-seed-composition.sh" "$clips" "$work/ffmpeg-demo.mp4"
+  report_pair "seed composition, reel compose" "ffmpeg"
 fi
 
 # The compositor alone: each kind of draw at 1920x1080, one core beside all of them.

@@ -441,6 +441,12 @@ public final class AssetWriter: Sendable {
                 // export keeps it (chunked joins and byte-comparing tests rely on it); live
                 // capture keeps the threaded lookahead.
                 configuration.options["x264-params"] = "sync-lookahead=0"
+                // The lookahead then runs on the thread that feeds x264, between frames: one
+                // frame more in flight than x264's own choice (1.5 a core) keeps the cores busy
+                // while it runs. Measured on 2 cores (4 frame threads against 3, the same
+                // preset, CRF and GOP; the bytes still the same every run): the seed
+                // composition's 1050 pictures encoded alone, 5.49-5.90 s against 6.16-6.38 s.
+                if configuration.threads == 0 { configuration.threads = EncoderChoice.x264FrameThreadsWithSyncLookahead }
             }
             encoder = try Encoder(video: configuration)
             if video.codec == .hevc, outputFileType.isISOBaseMedia { tag = "hvc1" }

@@ -12,6 +12,12 @@ enum EncoderChoice {
     /// encoder and the renderer hold fewer of them.
     static let largeFrameArea = 1920 * 1088 * 2 // as RenderMemory.largeFrameArea
 
+    /// x264's frame threads when its lookahead runs on the feeding thread (`sync-lookahead=0`):
+    /// one more than its own automatic count, 1.5 a core (3 on 2 cores, 4 here).
+    static var x264FrameThreadsWithSyncLookahead: Int {
+        ProcessInfo.processInfo.activeProcessorCount * 3 / 2 + 1
+    }
+
     static func video(_ settings: VideoSettings, fileType: FileType) -> VideoEncoderConfiguration {
         let name: String
         let format: PixelFormat
