@@ -90,6 +90,34 @@ public struct AudioMixInputParameters: Sendable {
         ramps = rebuilt
     }
 
+    /// The volume at each of `count` samples from sample `first` at `rate` a second, exactly:
+    /// one line between the ends when no ramp starts or ends inside, else sample by sample (a
+    /// line across a step, such as a crossfade's 0 then the 1 set where its clip ends, would
+    /// rise through the clip's last samples).
+    /// - Parameters:
+    ///   - first: The first sample's number on the timeline.
+    ///   - count: How many samples.
+    ///   - rate: Samples a second.
+    /// - Returns: One gain per sample.
+    func volumes(firstSample first: Int64, count: Int, rate: Int32) -> [Double] {
+        guard count > 0 else { return [] }
+        let a = MediaTime(value: first, timescale: rate), b = MediaTime(value: first + Int64(count - 1), timescale: rate)
+        // The ramp in force at `a`, and whether it ends or another begins by `b`.
+        var low = 0, high = ramps.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ramps[middle].timeRange.start <= a { low = middle + 1 } else { high = middle }
+        }
+        let next = low < ramps.count ? ramps[low].timeRange.start : MediaTime.positiveInfinity
+        let currentEnd = low > 0 ? ramps[low - 1].timeRange.end : MediaTime.positiveInfinity
+        let bends = next <= b || (currentEnd.isNumeric && currentEnd > a && currentEnd <= b)
+        if !bends {
+            let va = volume(at: a), vb = volume(at: b)
+            return (0..<count).map { va + (vb - va) * Double($0) / Double(max(count - 1, 1)) }
+        }
+        return (0..<count).map { volume(at: MediaTime(value: first + Int64($0), timescale: rate)) }
+    }
+
     /// The volume an instant before `time`: the last ramp begun before it, at `time`.
     private func volume(justBefore time: MediaTime) -> Double {
         var low = 0, high = ramps.count
