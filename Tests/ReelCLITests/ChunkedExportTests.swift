@@ -220,7 +220,7 @@ import Testing
         // At 2 s (frame 50) the yellow dot is drawn at (260, 50) in both.
         for movie in [single, chunked] {
             let raw = directory.appendingPathComponent("dot-\(movie.lastPathComponent).rgb")
-            try ProcessRunner.ffmpeg(["-y", "-i", movie.path, "-vf", "select=eq(n\\,50),crop=1:1:260:50", "-frames:v", "1",
+            try ProcessRunner.ffmpeg(["-y", "-i", movie.path, "-vf", "select=eq(n\\,50),format=rgb24,crop=1:1:260:50", "-frames:v", "1",
                                       "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path])
             let pixel = [UInt8](try Data(contentsOf: raw)).map(Int.init)
             #expect(pixel.count == 3 && pixel[0] > 200 && pixel[1] > 200 && pixel[2] < 60, "\(movie.lastPathComponent): \(pixel)")

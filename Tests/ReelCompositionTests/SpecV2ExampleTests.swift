@@ -49,7 +49,7 @@ import Testing
         // 3 s + a 0.5 s freeze (13 frames: 0.52 s) + 2 s + 2 s at twice the speed + 2 s, less
         // overlaps of 0.4 s and 0.8 s: 7.32 s, 183 frames.
         let movie = directory.appendingPathComponent("example.mp4")
-        let result = try ProcessRunner.reel(["compose", spec.path, "-o", movie.path], timeout: 300)
+        let result = try ProcessRunner.reel(["compose", spec.path, "-o", movie.path], timeout: 1200)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("loudness: measured"), "\(result.standardOutput)")
         let probe = try FFprobe.probe(movie)
@@ -60,7 +60,7 @@ import Testing
         // 75), and the corner of its square, outside the disc, is not.
         func pixel(_ index: Int, _ x: Int, _ y: Int) throws -> [Int] {
             let raw = directory.appendingPathComponent("example-\(index).rgb")
-            try ProcessRunner.ffmpeg(["-y", "-i", movie.path, "-vf", "select=eq(n\\,\(index)),crop=1:1:\(x):\(y)", "-frames:v", "1",
+            try ProcessRunner.ffmpeg(["-y", "-i", movie.path, "-vf", "select=eq(n\\,\(index)),format=rgb24,crop=1:1:\(x):\(y)", "-frames:v", "1",
                                       "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path])
             return [UInt8](try Data(contentsOf: raw)).map(Int.init)
         }
@@ -69,13 +69,13 @@ import Testing
         #expect(corner.count == 3 && !(corner[0] > 200 && corner[1] < 70 && corner[2] > 150), "outside its disc: \(corner)")
 
         let gif = directory.appendingPathComponent("example.gif")
-        let animated = try ProcessRunner.reel(["compose", spec.path, "-o", gif.path], timeout: 300)
+        let animated = try ProcessRunner.reel(["compose", spec.path, "-o", gif.path], timeout: 1200)
         #expect(animated.status == 0, "\(animated.standardError)")
         #expect(try FFprobe.countFrames(gif) == 183)
 
         // The sound alone, as .m4a: one AAC stream as long as the movie's.
         let sound = directory.appendingPathComponent("example.m4a")
-        let soundOnly = try ProcessRunner.reel(["compose", spec.path, "-o", sound.path], timeout: 300)
+        let soundOnly = try ProcessRunner.reel(["compose", spec.path, "-o", sound.path], timeout: 1200)
         #expect(soundOnly.status == 0, "\(soundOnly.standardError)")
         let soundProbe = try FFprobe.probe(sound)
         #expect(soundProbe.streams(ofType: "video").isEmpty && soundProbe.streams(ofType: "audio").first?.codecName == "aac")
