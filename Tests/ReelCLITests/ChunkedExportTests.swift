@@ -176,6 +176,57 @@ import Testing
         }
     }
 
+    /// A spec with video layers (a PNG sequence with alpha at 10 fps, a movie with a look and
+    /// rounded corners) and looks on clips, as `--jobs 2` renders it: the same frames as a
+    /// single render (counted, each within 40 dB PSNR), the same length, the layers in place.
+    @Test func jobsTwoRendersLayersAndLooks() throws {
+        _ = try spec()
+        let frames = directory.appendingPathComponent("dots")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i",
+                                  "color=black:s=80x80:r=10:d=3,format=rgba,geq=r=255:g=255:b=0:a='255*clip(20+4*N-hypot(X-39.5\\,Y-39.5)\\,0\\,1)'",
+                                  "-start_number", "1", frames.appendingPathComponent("d-%03d.png").path])
+        let url = directory.appendingPathComponent("layers.json")
+        try Data("""
+            {
+              "frameRate": 25,
+              "clips": [
+                { "file": "clip0.mp4", "filters": "PhotoEffectNoir", "transition": { "type": "dissolve", "duration": 1 } },
+                { "file": "clip1.mp4", "filters": "SepiaTone", "transition": { "type": "push", "duration": 1 } },
+                { "file": "clip2.mp4" }
+              ],
+              "layers": [
+                { "file": "dots/d-%03d.png", "fps": 10, "start": 1.5, "frame": { "x": 220, "y": 10, "width": 80, "height": 80 } },
+                { "file": "clip2.mp4", "start": 3, "range": { "start": 0, "end": 2.5 }, "filters": "PhotoEffectMono",
+                  "cornerRadius": 10, "frame": { "x": 10, "y": 100, "width": 112, "height": 63 } }
+              ]
+            }
+            """.utf8).write(to: url)
+        let single = directory.appendingPathComponent("layers-single.mp4")
+        let chunked = directory.appendingPathComponent("layers-chunked.mp4")
+        let one = try ProcessRunner.reel(["compose", url.path, "-o", single.path], timeout: 600)
+        #expect(one.status == 0, "\(one.standardError)")
+        let many = try ProcessRunner.reel(["compose", url.path, "-o", chunked.path, "--jobs", "2"], timeout: 600)
+        #expect(many.status == 0, "\(many.standardError)")
+        #expect(try FFprobe.countFrames(chunked) == 175)
+        #expect(try FFprobe.countFrames(single) == 175)
+        let a = try FFprobe.probe(single), b = try FFprobe.probe(chunked)
+        #expect(abs((a.duration ?? 0) - (b.duration ?? -1)) < 0.001)
+        let values = try psnr(single, chunked)
+        #expect(values.count == 175)
+        let worst = values.min() ?? 0
+        print(String(format: "layers and looks, chunked against single: worst frame %.2f dB over %d frames", worst, values.count))
+        #expect(worst >= 40)
+        // At 2 s (frame 50) the yellow dot is drawn at (260, 50) in both.
+        for movie in [single, chunked] {
+            let raw = directory.appendingPathComponent("dot-\(movie.lastPathComponent).rgb")
+            try ProcessRunner.ffmpeg(["-y", "-i", movie.path, "-vf", "select=eq(n\\,50),format=rgb24,crop=1:1:260:50", "-frames:v", "1",
+                                      "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path])
+            let pixel = [UInt8](try Data(contentsOf: raw)).map(Int.init)
+            #expect(pixel.count == 3 && pixel[0] > 200 && pixel[1] > 200 && pixel[2] < 60, "\(movie.lastPathComponent): \(pixel)")
+        }
+    }
+
     @Test func flashAndClickStayTogetherAtTheJoins() throws {
         // Four 3 s flash-and-click clips merged with 0.4 s dissolves (as the sync suite merges
         // them: 10.8 s), cut in four chunks (at 2, 6 and 8 s): events fall on both sides of every join.

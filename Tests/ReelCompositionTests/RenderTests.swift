@@ -281,4 +281,33 @@ final class SplitCompositor: VideoCompositing, @unchecked Sendable {
         #expect(left < 80 && right > 160, "left \(left), right \(right)")
         #expect(compositor.requests == 1)
     }
+
+    /// Burned subtitles go over a custom compositor's frame as over the built-in one's: with a
+    /// cue from 0.5 s to 1.5 s, the frame at 1 s has white text in its bottom third (the
+    /// compositor leaves it at 16 and 50 or so), the frame at 1.8 s none.
+    @Test func subtitlesAreBurnedOverACustomCompositorsFrame() throws {
+        let directory = try Paths.temporaryDirectory("reel-custom-subtitles")
+        let url = directory.appendingPathComponent("clip.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "color=c=0x323232:size=320x180:rate=25:duration=2",
+                                  "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-pix_fmt", "yuv420p", url.path])
+        let sequence = try ClipSequence(assets: [try Asset(url: url)])
+        var video = sequence.videoComposition
+        video.customVideoCompositor = SplitCompositor()
+        video.subtitleBurnIn = SubtitleBurnIn(document: SubtitleDocument(
+            cues: [SubtitleDocument.Cue(start: 500, end: 1500, text: "BURNED OVER")], url: directory.appendingPathComponent("c.srt")),
+            style: SubtitleWriter.Style(fontSize: 28))
+        let renderer = try VideoRenderer(composition: sequence.composition, videoComposition: video, outputWidth: 320,
+                                         outputHeight: 180)
+        func bright(_ frame: PixelBuffer) -> Int {
+            var count = 0
+            for y in 120..<180 {
+                for x in 0..<320 where Int(frame.element(plane: 0, x: x, y: y)?[0] ?? 0) > 200 { count += 1 }
+            }
+            return count
+        }
+        let during = bright(try renderer.frame(at: MediaTime(value: 1, timescale: 1)))
+        let after = bright(try renderer.frame(at: MediaTime(value: 9, timescale: 5)))
+        #expect(during > 80, "\(during) bright pixels under the cue")
+        #expect(after == 0, "\(after) bright pixels after it")
+    }
 }

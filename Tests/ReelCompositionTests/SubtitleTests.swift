@@ -102,6 +102,17 @@ import Testing
         let text = try String(contentsOf: readBack, encoding: .utf8)
         #expect(text.contains("00:00:01,000 --> 00:00:02,000") && text.contains("HELLO"), "\(text)")
         #expect(text.contains("00:00:02,500 --> 00:00:03,240") && text.contains("second") && text.contains("on two lines"), "\(text)")
+        // What a player gets: each sample is the cue's plain text (its italics a style record
+        // beside it), the font named once in the track's sample description. ffmpeg's SubRip
+        // writer wraps the text in <font face=…> only because that font is not its default
+        // (Arial); its ASS reading of the same track has no font override.
+        let raw = directory.appendingPathComponent("samples.bin")
+        try ProcessRunner.ffmpeg(["-y", "-i", out.path, "-map", "0:s", "-c", "copy", "-f", "data", raw.path])
+        let bytes = try Data(contentsOf: raw)
+        #expect(bytes.range(of: Data("HELLO".utf8)) != nil && bytes.range(of: Data("second cue".utf8)) != nil
+                && bytes.range(of: Data("<font".utf8)) == nil && bytes.range(of: Data("<i>".utf8)) == nil, "\(bytes.count) bytes")
+        let ass = try ProcessRunner.run("/usr/bin/ffmpeg", ["-v", "error", "-i", out.path, "-map", "0:s", "-f", "ass", "-"])
+        #expect(ass.standardOutput.contains(",HELLO") && !ass.standardOutput.contains("\\fn"), "\(ass.standardOutput)")
         // The movie's own streams are those of a render without subtitles: 100 pictures, 4 s of sound.
         #expect(try FFprobe.countFrames(out) == 100)
         let vtt = try String(contentsOf: directory.appendingPathComponent("soft.vtt"), encoding: .utf8)

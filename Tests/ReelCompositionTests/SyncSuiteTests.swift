@@ -352,6 +352,24 @@ import Testing
                   events: expected.events, duration: expected.duration)
     }
 
+    /// Spec v2: clips with sound fades and volumes of their own (a fade in, a fade out inside
+    /// the dissolve, a fade out at the end), built as volume ramps: the gain changes move no
+    /// click off its flash, and the sound ends with the picture.
+    @Test func composeWithClipSoundFades() throws {
+        let kind = FlashClick()
+        let source = try clip(kind)
+        let spec = directory.appendingPathComponent("fades.json")
+        try Data("""
+            {"clips": [{"file": "\(source.lastPathComponent)", "audio": {"volume": 0.8, "fadeIn": 0.3, "fadeOut": 0.4},
+                        "transition": {"type": "dissolve", "duration": 0.4}},
+                       {"file": "\(source.lastPathComponent)", "audio": {"fadeIn": 0.2, "fadeOut": 0.45}}]}
+            """.utf8).write(to: spec)
+        let out = directory.appendingPathComponent("fades.mp4")
+        let expected = merged(kind, count: 2, transition: 0.4)
+        try judge("compose clip sound fades", ["compose", spec.path, "-o", out.path], output: out, events: expected.events,
+                  duration: expected.duration)
+    }
+
     // MARK: - segment merge
 
     @Test func segmentMerge() throws {

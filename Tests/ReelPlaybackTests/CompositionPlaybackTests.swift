@@ -61,4 +61,44 @@ import Testing
             #expect(abs(Double(luma) - expected) <= 6, "at \(time) s: luma \(luma), expected \(expected)")
         }
     }
+
+    /// The player draws a spec's layers and looks as the export does: over a blue clip, a PNG
+    /// sequence of red pictures (10 at 10 fps, from 0.5 s) as a layer in the middle with the
+    /// `PhotoEffectMono` look. At 1 s the middle is grey (Cb and Cr 128 ± 6: the layer, its
+    /// look applied) and the corner blue (Cb above 200); at 1.8 s, after the layer's second,
+    /// the middle is blue again.
+    @Test func aSpecsLayersAndLooksPlay() throws {
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "color=0x0000FF:s=128x72:r=25:d=2", "-c:v", "libx264", "-preset", "ultrafast",
+                                  "-qp", "0", "-pix_fmt", "yuv420p", directory.appendingPathComponent("blue.mp4").path])
+        let frames = directory.appendingPathComponent("red")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "color=red:s=64x36:r=10:d=1,format=rgba", "-start_number", "1",
+                                  frames.appendingPathComponent("r-%02d.png").path])
+        let spec = try CompositionSpec(data: Data("""
+            {"frameRate": 25, "clips": [{"file": "blue.mp4"}],
+             "layers": [{"file": "red/r-%02d.png", "fps": 10, "start": 0.5, "filters": "PhotoEffectMono",
+                         "frame": {"x": 32, "y": 18, "width": 64, "height": 36}}]}
+            """.utf8))
+        let built = try spec.build(relativeTo: directory)
+        let item = PlayerItem(composition: built.composition, videoComposition: built.videoComposition, audioMix: built.audioMix)
+        #expect(item.status == .readyToPlay)
+        let output = PlayerItemVideoOutput()
+        item.add(output)
+        let clock = ManualClock()
+        let player = Player(playerItem: item, clock: clock)
+        player.play()
+        var seen: [Int: (middle: [UInt8], corner: [UInt8])] = [:]
+        for index in 0..<50 {
+            let time = output.itemTime(forHostTime: clock.hostTime)
+            if [25, 45].contains(index), output.hasNewPixelBuffer(forItemTime: time), let picture = output.copyPixelBuffer(forItemTime: time) {
+                let chroma = { (x: Int, y: Int) in [1, 2].map { picture.element(plane: $0, x: x / 2, y: y / 2)?.first ?? 0 } }
+                seen[index] = (chroma(64, 36), chroma(8, 8))
+            }
+            clock.advance(by: MediaTime(value: 1, timescale: 25))
+        }
+        let during = try #require(seen[25]), after = try #require(seen[45])
+        #expect(during.middle.allSatisfy { abs(Int($0) - 128) <= 6 }, "the layer's middle at 1 s: Cb, Cr \(during.middle)")
+        #expect(during.corner[0] > 200, "the clip's corner at 1 s: Cb, Cr \(during.corner)")
+        #expect(after.middle[0] > 200, "the middle at 1.8 s, the layer over: Cb, Cr \(after.middle)")
+    }
 }

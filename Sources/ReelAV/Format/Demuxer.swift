@@ -17,7 +17,25 @@ package final class Demuxer {
         FFmpeg.prepare()
         FFmpeg.clearLog()
         var opened: UnsafeMutablePointer<AVFormatContext>?
-        try FFmpeg.check(avformat_open_input(&opened, path, nil, nil), "avformat_open_input", subject: path)
+        // A numbered PNG series (`f-%04d.png`) is read by image2 from its first number, at the
+        // rate given for it; its frames are counted here, since image2 stops at a gap.
+        let sequence = try ImageSequence(pattern: path)
+        let frames = try sequence?.scan()
+        if let sequence, let frames {
+            guard let format = av_find_input_format("image2") else {
+                throw ReelError(.unsupported, "this FFmpeg has no image2 input for image sequences", subject: path)
+            }
+            let rate = ImageSequence.frameRate(forPattern: sequence.path)
+            var dictionary: OpaquePointer?
+            av_dict_set(&dictionary, "framerate", "\(rate.numerator)/\(rate.denominator)", 0)
+            av_dict_set(&dictionary, "start_number", "\(frames.first)", 0)
+            av_dict_set(&dictionary, "pattern_type", "sequence", 0)
+            defer { av_dict_free(&dictionary) }
+            try FFmpeg.check(avformat_open_input(&opened, sequence.demuxerPath, format, &dictionary), "avformat_open_input",
+                             subject: path)
+        } else {
+            try FFmpeg.check(avformat_open_input(&opened, path, nil, nil), "avformat_open_input", subject: path)
+        }
         guard let context = opened else {
             throw ReelError(.ffmpeg, "the file could not be opened", subject: path, operation: "avformat_open_input")
         }
@@ -30,9 +48,13 @@ package final class Demuxer {
         }
         self.context = context
         self.path = path
-        streams = (0..<Int(context.pointee.nb_streams)).compactMap { index in
+        var streams = (0..<Int(context.pointee.nb_streams)).compactMap { index in
             context.pointee.streams[index].map { Self.describe($0, index: index) }
         }
+        if let frames {
+            for index in streams.indices where streams[index].mediaType == .video { streams[index].frameCount = frames.count }
+        }
+        self.streams = streams
     }
 
     /// Opens a live device through libavdevice: `name` as the input format (`pulse`,

@@ -118,6 +118,50 @@ public final class Asset: Sendable {
                                    of: path, version: version)
     }
 
+    /// Loads a numbered series of PNG pictures (`frames/f-%04d.png`) as a movie of one video
+    /// track playing at `frameRate`, its pictures' alpha kept (they decode as `rgba`).
+    /// Readers of the asset, and assets made later from the same pattern by ``init(url:)``,
+    /// play it at that rate.
+    /// - Parameters:
+    ///   - url: The pattern: a file name with one counter, `%d` or `%0Nd` (N from 1 to 9),
+    ///     ending in `.png`. The first frame is the lowest number present.
+    ///   - frameRate: Frames a second, from 1 to 240 (29.97 is taken as 30000/1001).
+    /// - Throws: ``ReelError`` about the pattern: `.invalidArgument` for a rate out of range,
+    ///   a `%` that is not a counter or frames that are not PNG; `.fileNotFound` when no frame
+    ///   matches; `.invalidData` for a gap in the numbers or more than 100,000 frames.
+    public convenience init(imageSequence url: URL, frameRate: Double) throws(ReelError) {
+        guard frameRate.isFinite, frameRate >= 1, frameRate <= 240 else {
+            throw ReelError(.invalidArgument, "wants a frame rate from 1 to 240, not \(frameRate)", subject: url.path)
+        }
+        guard try ImageSequence(pattern: url.path) != nil else {
+            throw ReelError(.invalidArgument, "is not an image sequence pattern (frames/f-%04d.png)", subject: url.path)
+        }
+        ImageSequence.setFrameRate(Asset.rational(frameRate), forPattern: url.path)
+        try self.init(url: url)
+    }
+
+    /// Whether `url` names an image sequence rather than a file: no file is there and its
+    /// name holds a counter (`%04d`), or a `%` and a picture's extension (a bad counter, which
+    /// ``init(imageSequence:frameRate:)`` refuses).
+    /// - Parameter url: A file URL.
+    /// - Returns: True for a pattern such as `frames/f-%04d.png`.
+    public static func isImageSequence(_ url: URL) -> Bool {
+        do {
+            return try ImageSequence(pattern: url.path) != nil
+        } catch {
+            return true
+        }
+    }
+
+    /// A rate as a fraction: whole numbers as they are, NTSC rates over 1001, others in thousandths.
+    static func rational(_ rate: Double) -> Rational {
+        let whole = rate.rounded()
+        if abs(rate - whole) < 1e-6 { return Rational(Int32(whole), 1) }
+        let ntsc = (rate * 1.001).rounded()
+        if abs(rate - ntsc / 1.001) < 0.002 { return Rational(Int32(ntsc * 1000), 1001) }
+        return Rational(Int32((rate * 1000).rounded()), 1000)
+    }
+
     /// Loads the asset at `path`.
     /// - Parameter path: The file's path, absolute or relative to the working directory.
     /// - Throws: ``ReelError`` naming the file when it is missing or FFmpeg cannot read it.

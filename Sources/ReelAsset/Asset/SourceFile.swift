@@ -1,4 +1,5 @@
 import Foundation
+import ReelAV
 import ReelCore
 
 /// Checks that a path names a readable, non-empty regular file before FFmpeg sees
@@ -10,6 +11,11 @@ enum SourceFile {
     ///   `.permissionDenied`, or `.invalidArgument` for a FIFO, device or socket, about `path`.
     @discardableResult
     static func check(_ path: String) throws(ReelError) -> Version {
+        // A numbered PNG series: its folder is listed, every frame must be there.
+        if let sequence = try ImageSequence(pattern: path) {
+            let frames = try sequence.scan()
+            return Version(frames, rate: ImageSequence.frameRate(forPattern: path))
+        }
         var status = stat()
         guard stat(path, &status) == 0 else {
             let code = errno
@@ -48,6 +54,10 @@ enum SourceFile {
         let size: Int64
         let modified: Int64
         let changed: Int64
+        /// For an image sequence: its numbers and the rate it plays at (a sequence read at
+        /// another rate is another asset).
+        var frames: ClosedRange<Int>?
+        var rate: String?
 
         init(_ status: stat) {
             device = UInt64(status.st_dev)
@@ -55,6 +65,16 @@ enum SourceFile {
             size = Int64(status.st_size)
             modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
             changed = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
+        }
+
+        init(_ sequence: ImageSequence.Frames, rate: Rational) {
+            device = sequence.device
+            inode = sequence.inode
+            size = sequence.bytes
+            modified = sequence.modified
+            changed = sequence.changed
+            frames = sequence.first...sequence.last
+            self.rate = rate.description
         }
     }
 }

@@ -39,11 +39,13 @@ struct ComposeCommand: Command {
             throw UsageError("give the spec: reel compose SPEC.json -o OUT", command: spec.name)
         }
         let specURL = URL(fileURLWithPath: path)
-        // A boomerang clip becomes two (forwards, then a reversed copy), before the copies are made.
-        let description = try CompositionSpec(contentsOf: specURL).expandingBoomerangs()
+        // A boomerang clip becomes two (forwards, then a reversed copy), before the copies are
+        // made; errors name the clips as the spec has them.
+        let original = try CompositionSpec(contentsOf: specURL)
+        let description = original.expandingBoomerangs()
         var built: BuiltComposition
         do {
-            built = try description.build(relativeTo: specURL.deletingLastPathComponent())
+            built = try original.build(relativeTo: specURL.deletingLastPathComponent())
         } catch {
             throw ReelError(error.code, error.message, subject: "\(specURL.path): \(error.subject ?? "spec")")
         }
@@ -68,7 +70,7 @@ struct ComposeCommand: Command {
         let folder = specURL.deletingLastPathComponent()
         func resolved(_ file: String) -> String { file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path }
         var inputs = [("the spec", specURL.path)]
-        inputs += description.clips.enumerated().map { ("clips[\($0.offset)].file", resolved($0.element.file)) }
+        inputs += original.clips.enumerated().map { ("clips[\($0.offset)].file", resolved($0.element.file)) }
         if let music = description.audio?.music { inputs.append(("audio.music.file", resolved(music.file))) }
         if let subtitles = description.subtitles { inputs.append(("subtitles.file", resolved(subtitles.file))) }
         for (index, overlay) in (description.overlays ?? []).enumerated() {
@@ -93,6 +95,7 @@ struct ComposeCommand: Command {
             do {
                 built = try steadied.spec.build(relativeTo: folder)
             } catch {
+                let error = original.renamingExpandedClips(error)
                 throw ReelError(error.code, error.message, subject: "\(specURL.path): \(error.subject ?? "spec")")
             }
         }
@@ -105,6 +108,7 @@ struct ComposeCommand: Command {
             do {
                 built = try reversed.spec.build(relativeTo: folder)
             } catch {
+                let error = original.renamingExpandedClips(error)
                 throw ReelError(error.code, error.message, subject: "\(specURL.path): \(error.subject ?? "spec")")
             }
         }

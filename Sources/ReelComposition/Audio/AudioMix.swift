@@ -59,26 +59,76 @@ public struct AudioMixInputParameters: Sendable {
     /// The volume curve multiplied by `factor(t)`, both taken as straight lines between
     /// `times` and the ramps' own ends: ducking's second pass.
     mutating func multiply(at times: [MediaTime], by factor: (MediaTime) -> Double) {
+        multiply(at: times) { time, _ in factor(time) }
+    }
+
+    /// The volume curve multiplied by `factor(t, fromBefore)`, both taken as straight lines
+    /// between `times` and the ramps' own ends. A step is kept as a step: each line ends on
+    /// the values just before its end (`fromBefore` true; a crossfade's 0 before the 1 set at
+    /// its end) and the next starts on the values at it (a clip's fade, whose factor steps
+    /// back to 1 where the clip ends).
+    mutating func multiply(at times: [MediaTime], by factor: (MediaTime, Bool) -> Double) {
         var points = Set(times)
         for ramp in ramps {
             points.insert(ramp.timeRange.start)
             points.insert(ramp.timeRange.end)
         }
-        let sorted = points.filter(\.isNumeric).sorted()
-        let values = sorted.map { volume(at: $0) * factor($0) }
-        var rebuilt: [Ramp<Double>] = [Ramp(timeRange: MediaTimeRange(start: .zero, duration: .zero),
-                                            start: volume(at: .zero) * factor(.zero), end: volume(at: .zero) * factor(.zero))]
-        for index in sorted.indices.dropLast() where sorted[index + 1] > sorted[index] {
-            rebuilt.append(Ramp(timeRange: MediaTimeRange(start: sorted[index], end: sorted[index + 1]),
-                                start: values[index], end: values[index + 1]))
+        points.insert(.zero)
+        let sorted = points.filter { $0.isNumeric && $0 >= .zero }.sorted()
+        var rebuilt: [Ramp<Double>] = []
+        for index in sorted.indices {
+            let time = sorted[index]
+            let value = volume(at: time) * factor(time, false)
+            guard index + 1 < sorted.count else {
+                rebuilt.append(Ramp(timeRange: MediaTimeRange(start: time, duration: .zero), start: value, end: value))
+                break
+            }
+            let next = sorted[index + 1]
+            rebuilt.append(Ramp(timeRange: MediaTimeRange(start: time, end: next), start: value,
+                                end: volume(justBefore: next) * factor(next, true)))
         }
-        ramps = rebuilt.sorted { $0.timeRange.start < $1.timeRange.start || ($0.timeRange.start == $1.timeRange.start && $0.timeRange.duration < $1.timeRange.duration) }
-        // A ramp starting where another does replaces it (the later, longer one is kept).
-        var unique: [Ramp<Double>] = []
-        for ramp in ramps {
-            if let last = unique.last, last.timeRange.start == ramp.timeRange.start { unique[unique.count - 1] = ramp } else { unique.append(ramp) }
+        ramps = rebuilt
+    }
+
+    /// The volume at each of `count` samples from sample `first` at `rate` a second, exactly:
+    /// one line between the ends when no ramp starts or ends inside, else sample by sample (a
+    /// line across a step, such as a crossfade's 0 then the 1 set where its clip ends, would
+    /// rise through the clip's last samples).
+    /// - Parameters:
+    ///   - first: The first sample's number on the timeline.
+    ///   - count: How many samples.
+    ///   - rate: Samples a second.
+    /// - Returns: One gain per sample.
+    func volumes(firstSample first: Int64, count: Int, rate: Int32) -> [Double] {
+        guard count > 0 else { return [] }
+        let a = MediaTime(value: first, timescale: rate), b = MediaTime(value: first + Int64(count - 1), timescale: rate)
+        // The ramp in force at `a`, and whether it ends or another begins by `b`.
+        var low = 0, high = ramps.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ramps[middle].timeRange.start <= a { low = middle + 1 } else { high = middle }
         }
-        ramps = unique
+        let next = low < ramps.count ? ramps[low].timeRange.start : MediaTime.positiveInfinity
+        let currentEnd = low > 0 ? ramps[low - 1].timeRange.end : MediaTime.positiveInfinity
+        let bends = next <= b || (currentEnd.isNumeric && currentEnd > a && currentEnd <= b)
+        if !bends {
+            let va = volume(at: a), vb = volume(at: b)
+            return (0..<count).map { va + (vb - va) * Double($0) / Double(max(count - 1, 1)) }
+        }
+        return (0..<count).map { volume(at: MediaTime(value: first + Int64($0), timescale: rate)) }
+    }
+
+    /// The volume an instant before `time`: the last ramp begun before it, at `time`.
+    private func volume(justBefore time: MediaTime) -> Double {
+        var low = 0, high = ramps.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ramps[middle].timeRange.start < time { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return 1 }
+        let ramp = ramps[low - 1]
+        let fraction = ramp.fraction(at: time)
+        return ramp.start + (ramp.end - ramp.start) * min(max(fraction, 0), 1)
     }
 
     /// Every volume set multiplied by `gain` (a loudness normalisation's second pass).

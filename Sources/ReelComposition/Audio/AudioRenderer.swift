@@ -52,14 +52,16 @@ final class AudioRenderer {
                 }
                 let offset = first - target.start.multiplied(byRatio: rate, divisor: 1).convertScale(1).value
                 let samples = try source.samples(from: offset, count: Int(last - first))
-                let startVolume = mix?.volume(ofTrack: track.trackID, at: MediaTime(value: first, timescale: Int32(rate))) ?? 1
-                let endVolume = mix?.volume(ofTrack: track.trackID, at: MediaTime(value: last, timescale: Int32(rate))) ?? 1
                 let n = Int(last - first)
+                // Each sample's own gain: a line from the block's first to its last sample, or sample
+                // by sample where a ramp starts or ends inside (the volume at `last`, after the
+                // segment, was the far end of the line: a crossfade's last block rose to full volume).
+                let gains = mix?.inputParameters.first { $0.trackID == track.trackID }?
+                    .volumes(firstSample: first, count: n, rate: Int32(rate)).map { Float($0) }
                 for channel in 0..<channels {
                     let input = samples[min(channel, samples.count - 1)]
                     for i in 0..<n {
-                        let volume = startVolume + (endVolume - startVolume) * Double(i) / Double(max(n, 1))
-                        mixed[channel][Int(first - start) + i] += input[i] * Float(volume)
+                        mixed[channel][Int(first - start) + i] += input[i] * (gains?[i] ?? 1)
                     }
                 }
                 if target.end <= blockEnd { readers[key] = nil }

@@ -62,7 +62,9 @@ public enum TimelinePicture {
                                  rgba: (colour.0 &- shade, colour.1 &- shade, colour.2 &- shade, 255))
                 var label = url.lastPathComponent
                 // A still's one frame is held for its duration: that is no speed to show.
+                // (A PNG sequence, f-%04d.png, is a movie.)
                 let still = ["jpg", "jpeg", "png", "webp", "bmp", "tif", "tiff"].contains(url.pathExtension.lowercased())
+                    && !Asset.isImageSequence(url)
                 if still {
                     label += " (still)"
                 } else if segment.timeMapping.source.duration <= MediaTime(value: 1, timescale: 1000), segment.rate < 1 {

@@ -73,9 +73,7 @@ final class VideoRenderer {
             }
             try compositor.startRequest(VideoCompositionRequest(compositionTime: time, instruction: instruction, output: frame,
                                                                 sources: sources))
-            return frame
-        }
-        if let instruction {
+        } else if let instruction {
             let toOutput = ReelCore.AffineTransform(scaleX: outputScale.x, y: outputScale.y)
             for layer in instruction.layers(showingAt: time).reversed() {
                 guard let track = composition.track(withTrackID: layer.trackID),
@@ -114,6 +112,7 @@ final class VideoRenderer {
                 try drawOverlay(root, into: frame, at: time, parentOpacity: 1)
             }
         }
+        // Burned subtitles go over whatever made the frame, a custom compositor's frame too.
         if let burnIn = videoComposition.subtitleBurnIn {
             if subtitles == nil { subtitles = SubtitleBurnInRenderer(burnIn, renderHeight: videoComposition.renderSize.height) }
             try subtitles?.burn(frame, at: time)

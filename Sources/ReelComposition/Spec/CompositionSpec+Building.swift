@@ -121,16 +121,24 @@ extension CompositionSpec {
             path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
         }
         guard !clips.isEmpty else { throw ReelError(.invalidArgument, "needs at least one clip", subject: "clips") }
-        // A boomerang is its range forwards then backwards: two clips.
-        if clips.contains(where: { $0.boomerang == true }) { return try expandingBoomerangs().build(relativeTo: folder) }
+        // A boomerang is its range forwards then backwards: two clips. Errors name the clip
+        // as the spec has it.
+        if clips.contains(where: { $0.boomerang == true }) {
+            try refuseStillBoomerangs(resolve: url)
+            do {
+                return try expandingBoomerangs().build(relativeTo: folder)
+            } catch {
+                throw renamingExpandedClips(error)
+            }
+        }
         var sequenceClips: [ClipSequence.Clip] = []
         var transitions: [Transition] = []
         for (index, clip) in clips.enumerated() {
             let name = "clips[\(index)]"
             let asset: Asset
             do {
-                asset = try Asset(url: url(clip.file))
-            } catch {
+                asset = try Self.openAsset(clip.file, fps: clip.fps, at: name, resolve: url)
+            } catch where error.subject?.hasPrefix("\(name).file") == true {
                 let type = url(clip.file).pathExtension.lowercased()
                 let exists = FileManager.default.fileExists(atPath: url(clip.file).path)
                 let message = exists && (type == "heic" || type == "heif")
@@ -232,6 +240,9 @@ extension CompositionSpec {
         }
         var mix = sequence.audioMix
         let composition = sequence.composition
+        // Each clip's own volume and fades, times the transitions' crossfades.
+        try applyClipSound(to: &mix, tracks: composition.tracks(withMediaType: .audio).prefix(2).map(\.trackID),
+                           ranges: sequence.clipRanges, assets: sequenceClips.map(\.asset))
         video.subtitleBurnIn = try subtitleBurnIn(relativeTo: folder, duration: composition.duration)
         if let volume = audio?.volume {
             guard (0...4).contains(volume) else {
@@ -251,6 +262,9 @@ extension CompositionSpec {
         return BuiltComposition(composition: composition, videoComposition: video, audioMix: mix, preset: presetValue,
                                 clipRanges: sequence.clipRanges, musicTrackID: musicTrackID, layerTracks: layerTracks)
     }
+
+    /// The most characters an overlay's text may have.
+    static let longestText = 2000
 
     /// The codecs of still picture files.
     static let stillCodecs: Set<String> = ["mjpeg", "png", "webp", "bmp", "tiff", "jpeg2000"]
@@ -358,6 +372,11 @@ extension CompositionSpec {
         case "text":
             guard let text = overlay.text, !text.isEmpty else {
                 throw ReelError(.invalidArgument, "a text overlay needs text", subject: "\(path).text")
+            }
+            // A caption, not a book: every character is laid out and drawn on every frame it shows.
+            guard text.count <= Self.longestText else {
+                throw ReelError(.invalidArgument, "is \(text.count) characters; an overlay's text has at most \(Self.longestText) (split it into several overlays or use subtitles)",
+                                subject: "\(path).text")
             }
             _ = try colour(overlay.color, at: "\(path).color")
             let size = overlay.fontSize ?? 32

@@ -33,6 +33,9 @@ extension CompositionSpec {
         public var filters: String?
         /// A colour keyed out, its cast taken off the rest.
         public var chromaKey: ChromaKeySpec?
+        /// For an image sequence (`file` such as `frames/f-%04d.png`): frames a second, 1 to
+        /// 240 (default 25).
+        public var fps: Double?
     }
 
     /// A layer's border: its width in render pixels and its colour.
@@ -46,7 +49,7 @@ extension CompositionSpec {
     static let layerKnownKeys: [String: Set<String>] = [
         "layers[]": [
             "file", "start", "range", "speed", "frame", "fit", "opacity", "cornerRadius", "border", "volume", "animations",
-            "filters", "chromaKey",
+            "filters", "chromaKey", "fps",
         ],
         "layers[].chromaKey": ["color", "similarity", "blend", "spill"],
         "clips[].chromaKey": ["color", "similarity", "blend", "spill"],
@@ -84,14 +87,36 @@ extension CompositionSpec {
         return lanes
     }
 
+    /// The asset of a clip's or layer's `file`: a movie or picture, or an image sequence
+    /// (`frames/f-%04d.png`) played at `fps` (25 when absent).
+    /// - Parameters:
+    ///   - file: The spec's path.
+    ///   - fps: The spec's `fps`, for a sequence only.
+    ///   - name: The clip's or layer's spec path (`layers[0]`).
+    ///   - resolve: Turns a spec path into a file URL.
+    /// - Returns: The asset.
+    /// - Throws: ``ReelError`` naming `name.fps` for a rate given to a movie or out of range,
+    ///   and `name.file` for a file or pattern that cannot be read.
+    static func openAsset(_ file: String, fps: Double?, at name: String, resolve: (String) -> URL) throws(ReelError) -> Asset {
+        let url = resolve(file)
+        let sequence = Asset.isImageSequence(url)
+        if let fps {
+            guard sequence else {
+                throw ReelError(.invalidArgument, "is for an image sequence (frames/f-%04d.png); a movie plays at its own rate",
+                                subject: "\(name).fps")
+            }
+            if let rule = numberRules["layers[].fps"], !rule.admits(fps) { throw rule.refusal(fps, at: "\(name).fps") }
+        }
+        do {
+            return sequence ? try Asset(imageSequence: url, frameRate: fps ?? 25) : try Asset(url: url)
+        } catch {
+            throw ReelError(error.code, error.message, subject: "\(name).file \(url.path)")
+        }
+    }
+
     /// A spec layer checked and made into a ``VideoLayer``.
     static func videoLayer(_ spec: Layer, at name: String, resolve: (String) -> URL) throws(ReelError) -> VideoLayer {
-        let asset: Asset
-        do {
-            asset = try Asset(url: resolve(spec.file))
-        } catch {
-            throw ReelError(error.code, error.message, subject: "\(name).file \(resolve(spec.file).path)")
-        }
+        let asset = try openAsset(spec.file, fps: spec.fps, at: name, resolve: resolve)
         guard asset.duration.isNumeric, asset.duration > .zero, !asset.tracks(withMediaType: .video).isEmpty else {
             throw ReelError(
                 .invalidArgument,

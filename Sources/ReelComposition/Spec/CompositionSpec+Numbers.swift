@@ -88,6 +88,11 @@ extension CompositionSpec {
         "audio.music.volume": NumberRule(range: 0...4, words: "from 0 to 4"),
         "audio.music.fadeIn": NumberRule(range: 0...600, words: "from 0 to 600 seconds"),
         "audio.music.fadeOut": NumberRule(range: 0...600, words: "from 0 to 600 seconds"),
+        "clips[].fps": NumberRule(range: 1...240, words: "from 1 to 240 frames a second"),
+        "layers[].fps": NumberRule(range: 1...240, words: "from 1 to 240 frames a second"),
+        "clips[].audio.volume": NumberRule(range: 0...4, words: "from 0 to 4"),
+        "clips[].audio.fadeIn": NumberRule(range: 0...600, words: "from 0 to 600 seconds"),
+        "clips[].audio.fadeOut": NumberRule(range: 0...600, words: "from 0 to 600 seconds"),
     ]
 
     /// Each animated property's values.

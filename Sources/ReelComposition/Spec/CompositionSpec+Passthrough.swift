@@ -1,3 +1,4 @@
+import Foundation
 public import ReelCore
 
 extension CompositionSpec {
@@ -30,6 +31,8 @@ extension CompositionSpec {
             if clip.kenBurns != nil { return refusal("clips[\(index)].kenBurns", "moves over the picture") }
             if clip.freeze != nil { return refusal("clips[\(index)].freeze", "holds a picture") }
             if clip.reverse == true { return refusal("clips[\(index)].reverse", "plays the clip backwards") }
+            let counter = clip.file.range(of: "%(0[1-9])?d", options: .regularExpression) != nil
+            if clip.fps != nil || counter { return refusal("clips[\(index)].file", "reads an image sequence, whose pictures are drawn") }
             if clip.boomerang == true { return refusal("clips[\(index)].boomerang", "plays the clip forwards and backwards") }
             if let transition = clip.transition, transition.type != "none", index < clips.count - 1 {
                 return refusal("clips[\(index)].transition", "mixes two clips' pictures")

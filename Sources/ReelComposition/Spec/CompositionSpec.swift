@@ -56,6 +56,22 @@ public struct CompositionSpec: Codable, Sendable {
         public var chromaKey: ChromaKeySpec?
         /// `true` plays the range forwards then backwards (``expandingBoomerangs()``).
         public var boomerang: Bool?
+        /// For an image sequence (`file` such as `frames/f-%04d.png`): frames a second, 1 to
+        /// 240 (default 25).
+        public var fps: Double?
+        /// The clip's own sound: its volume and fades (``ClipAudio``).
+        public var audio: ClipAudio?
+    }
+
+    /// A clip's sound: a volume and fades at its start and end, in seconds of the clip as it
+    /// plays; built as volume ramps of its audio track, multiplied into a transition's crossfade.
+    public struct ClipAudio: Codable, Sendable {
+        /// 0 to 4 (default 1), multiplied by `audio.volume`.
+        public var volume: Double?
+        /// Seconds from silence up to the volume at the clip's start.
+        public var fadeIn: Double?
+        /// Seconds from the volume down to silence at the clip's end.
+        public var fadeOut: Double?
     }
 
     /// At `at` seconds into the clip as it plays, its picture holds for `duration` seconds
@@ -216,7 +232,8 @@ public struct CompositionSpec: Codable, Sendable {
         "": ["renderSize", "frameRate", "preset", "clips", "overlays", "audio", "animation", "layers"],
         "animation": ["palette", "dither", "loop"],
         "renderSize": ["width", "height"],
-        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns", "freeze", "reverse", "filters", "chromaKey", "boomerang"],
+        "clips[]": ["file", "range", "speed", "transition", "stabilize", "duration", "fit", "kenBurns", "freeze", "reverse", "filters", "chromaKey", "boomerang", "fps", "audio"],
+        "clips[].audio": ["volume", "fadeIn", "fadeOut"],
         "clips[].freeze": ["at", "duration"],
         "clips[].kenBurns": ["start", "end", "easing"],
         "clips[].kenBurns.start": ["x", "y", "width", "height"],
