@@ -31,16 +31,22 @@ import Testing
         return frames
     }
 
-    @Test func savesTheLastSecondsOnSIGUSR1WhileRecording() throws {
-        let main = directory.appendingPathComponent("main.mp4")
+    /// `reel record ARGUMENTS` started, its standard error in the pipe, stdin not a terminal.
+    private func record(_ arguments: [String]) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = Paths.reelBinary
-        process.arguments = ["record", "-o", main.path, "--max-duration", "10", "--preset", "640x480", "--replay-buffer", "3"]
+        process.arguments = ["record"] + arguments
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        return (process, errors)
+    }
+
+    @Test func savesTheLastSecondsOnSIGUSR1WhileRecording() throws {
+        let main = directory.appendingPathComponent("main.mp4")
+        let (process, errors) = try record(["-o", main.path, "--max-duration", "10", "--preset", "640x480", "--replay-buffer", "3"])
         let started = Date()
         var mostSegments = 0, mostBytes = 0, names = Set<String>()
         var signalled: Date?
@@ -176,16 +182,9 @@ import Testing
     @Test func hlsAndReplayBufferShareTheirSegments() throws {
         let main = directory.appendingPathComponent("both.mp4")
         let folder = directory.appendingPathComponent("both-hls")
-        let process = Process()
-        process.executableURL = Paths.reelBinary
-        process.arguments = [
-            "record", "-o", main.path, "--max-duration", "7", "--preset", "640x480", "--hls", folder.path, "--replay-buffer", "2",
-        ]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let (process, errors) = try record([
+            "-o", main.path, "--max-duration", "7", "--preset", "640x480", "--hls", folder.path, "--replay-buffer", "2",
+        ])
         let started = Date()
         var signalled = false
         var ownSegments = 0

@@ -71,6 +71,24 @@ import Testing
         }
     }
 
+    /// A live playlist in the folder `name` (with parts of `parts`), written by a streamer fed
+    /// from a stepped capture; what the streamer reports and the counters handed to it.
+    private func livePlaylist(
+        _ name: String, parts: MediaTime?
+    ) throws
+        -> (URL, SegmentFolderWriter, LiveStreamer, SteppedCapture, PosixMutex<[String]>, PosixMutex<[Int]>)
+    {
+        let folder = directory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        let hls = try SegmentFolderWriter(folder: folder, live: true, window: nil, parts: parts)
+        let lines = PosixMutex<[String]>([])
+        let streamer = LiveStreamer(hls: hls, replay: nil, withAudio: true, frameRate: 30) { line in
+            lines.withLock { $0.append(line) }
+        }
+        let handed = PosixMutex<[Int]>([])
+        return (folder, hls, streamer, try capture(feeding: streamer, handed: handed), lines, handed)
+    }
+
     /// Moves the clock `seconds` on, 0.3 s of it frame by frame and then 0.4 s in one jump,
     /// over and over: the camera drops about 10 frames of every 21.
     private func advanceDropping(_ capture: SteppedCapture, seconds: Double) {
@@ -129,15 +147,7 @@ import Testing
     /// every 60 frames made them 4–5 s long here.) The bandwidth is the segments' bytes over
     /// their time.
     @Test func liveSegmentsLastTheirIntervalWhenTheCameraDropsFrames() throws {
-        let folder = directory.appendingPathComponent("live")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
-        let hls = try SegmentFolderWriter(folder: folder, live: true)
-        let lines = PosixMutex<[String]>([])
-        let streamer = LiveStreamer(hls: hls, replay: nil, withAudio: true, frameRate: 30) { line in
-            lines.withLock { $0.append(line) }
-        }
-        let handed = PosixMutex<[Int]>([])
-        let capture = try capture(feeding: streamer, handed: handed)
+        let (folder, hls, streamer, capture, lines, handed) = try livePlaylist("live", parts: nil)
         capture.session.startRunning()
         capture.advance(0.5)
         advanceDropping(capture, seconds: 13)
@@ -412,15 +422,7 @@ import Testing
     /// player can reach: a part, not a segment), by the rules above; at the end it plays
     /// through with every frame.
     @Test func liveHLSListsLowLatencyParts() throws {
-        let folder = directory.appendingPathComponent("parts")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
-        let hls = try SegmentFolderWriter(folder: folder, live: true, window: nil, parts: MediaTime(value: 1, timescale: 2))
-        let lines = PosixMutex<[String]>([])
-        let streamer = LiveStreamer(hls: hls, replay: nil, withAudio: true, frameRate: 30) { line in
-            lines.withLock { $0.append(line) }
-        }
-        let handed = PosixMutex<[Int]>([])
-        let capture = try capture(feeding: streamer, handed: handed)
+        let (folder, _, streamer, capture, lines, _) = try livePlaylist("parts", parts: MediaTime(value: 1, timescale: 2))
         capture.session.startRunning()
         // Looked at every 0.1 s of the clock: some playlists list parts of the segment being
         // filled, after the last whole one.
