@@ -102,8 +102,9 @@ if [ -z "$only" ] || [ "$only" = replay ]; then
     # 4. A REPLAY_MINUTES (30) recording with a REPLAY_SECONDS (30) replay buffer: the
     #    buffer's folder stays within N + 3 segments and its bytes bounded, the resident memory
     #    grows by less than 10 MB after the warm-up, and a replay saved (SIGUSR1) a minute
-    #    before the end holds the recording's own frames (the virtual camera's frame counter)
-    #    from N s before the signal to about a segment after it, with every flash's click in sync.
+    #    before the end holds the recording's own frames (the virtual camera's frame counter),
+    #    exactly the N s before the signal (a frame either way, less what the camera dropped at
+    #    its ends), with every flash's click in sync.
     replay_minutes=${REPLAY_MINUTES:-30}
     replay_seconds=${REPLAY_SECONDS:-30}
     replay_preset=${REPLAY_PRESET:-640x480}

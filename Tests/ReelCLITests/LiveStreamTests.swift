@@ -219,9 +219,12 @@ import Testing
         }
         // While recording: an EVENT playlist without an end, growing.
         var seen: [Int] = []
+        var parts = 0
         while recording.wait(timeout: .now() + 0.2) == .timedOut {
             guard let text = try? String(contentsOf: playlist, encoding: .utf8) else { continue }
             #expect(text.contains("#EXT-X-PLAYLIST-TYPE:EVENT"))
+            // Low-Latency HLS parts of the segment being filled (TimedSegmentsTests checks their rules).
+            parts = max(parts, text.components(separatedBy: "#EXT-X-PART:").count - 1)
             if !text.contains("#EXT-X-ENDLIST") {
                 let count = text.components(separatedBy: "#EXTINF:").count - 1
                 if seen.last != count { seen.append(count) }
@@ -230,10 +233,13 @@ import Testing
         let recorded = try #require(result)
         #expect(recorded.status == 0, "\(recorded.standardError)")
         #expect(seen.count >= 2 && seen == seen.sorted(), "segment counts seen while recording: \(seen)")
+        #expect(parts >= 2, "at most \(parts) parts listed while recording")
         let text = try String(contentsOf: playlist, encoding: .utf8)
         #expect(text.hasSuffix("#EXT-X-ENDLIST\n"))
-        // Every segment starts on a keyframe and the segments hold every frame the log says.
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".m4s") }.sorted()
+        // Every segment starts on a keyframe and the segments hold every frame the log says
+        // (`segment-00001.m4s`; its parts are `segment-00001.1.m4s`…).
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".m4s") && $0.split(separator: ".").count == 2 }.sorted()
         #expect(names.count == text.components(separatedBy: "#EXTINF:").count - 1)
         let initial = try Data(contentsOf: folder.appendingPathComponent("init.mp4"))
         var whole = initial

@@ -8,7 +8,7 @@ import Testing
 /// `reel record --replay-buffer N`: a 10 s recording from the virtual camera and microphone
 /// keeps the last 3 s; a SIGUSR1 at about 6 s saves them while the recording goes on. The
 /// saved file's frames (read by the camera's frame counter) are a run of the recording's own,
-/// from at least 3 s before the signal to its segment's end (3 to 5 s); its flashes
+/// the 3 s before the signal (within a frame); its flashes
 /// and clicks are in sync; the recording is whole; the buffer never held more than 6 segments.
 @Suite(.serialized) struct ReplayBufferTests {
     let directory: URL
@@ -31,16 +31,22 @@ import Testing
         return frames
     }
 
-    @Test func savesTheLastSecondsOnSIGUSR1WhileRecording() throws {
-        let main = directory.appendingPathComponent("main.mp4")
+    /// `reel record ARGUMENTS` started, its standard error in the pipe, stdin not a terminal.
+    private func record(_ arguments: [String]) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = Paths.reelBinary
-        process.arguments = ["record", "-o", main.path, "--max-duration", "10", "--preset", "640x480", "--replay-buffer", "3"]
+        process.arguments = ["record"] + arguments
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        return (process, errors)
+    }
+
+    @Test func savesTheLastSecondsOnSIGUSR1WhileRecording() throws {
+        let main = directory.appendingPathComponent("main.mp4")
+        let (process, errors) = try record(["-o", main.path, "--max-duration", "10", "--preset", "640x480", "--replay-buffer", "3"])
         let started = Date()
         var mostSegments = 0, mostBytes = 0, names = Set<String>()
         var signalled: Date?
@@ -97,12 +103,11 @@ import Testing
         let missing = run.count - saved.count
         #expect(missing <= 10, "\(missing) frames left out of the replay")
         let firstTime = recorded[start].time, lastTime = recorded[end].time
-        // At least N seconds, less than two more segments of 1 s (a start and an end on the
-        // segments' keyframe grid around the N seconds before the signal).
+        // Exactly N seconds (a frame either way), cut by time from the keyframe grid.
         let probed = try #require(try FFprobe.probe(replay).duration)
-        #expect(probed >= 3 - 0.034 && probed < 5.1, "replay \(probed) s")
+        #expect(abs(probed - 3) <= 1.0 / 30 + 0.001, "replay \(probed) s")
         #expect(abs((lastTime - firstTime + 1.0 / 30) - probed) < 0.05, "\(firstTime)-\(lastTime) s, replay \(probed) s")
-        // It ends after the signal, within about one segment: the signal's moment in the
+        // It ends at the signal, known here to within the finishing time: the signal's moment in the
         // recording is 10 s minus the time from the signal to the end (the end came a little
         // after the recording's last frame, so this is early by the finishing time).
         let signalTime = 10 - ended.timeIntervalSince(sent)
@@ -167,8 +172,45 @@ import Testing
         let replays = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("replay-") }
         let replay = directory.appendingPathComponent(try #require(replays.first, "\(result.standardOutput)"))
         let probed = try #require(try FFprobe.probe(replay).duration)
-        #expect(replays.count == 1 && probed >= 2 - 0.034 && probed < 4.1, "\(replays), \(probed) s")
+        #expect(replays.count == 1 && abs(probed - 2) <= 1.0 / 30 + 0.001, "\(replays), \(probed) s")
         #expect(try FFprobe.countFrames(main) >= 180)
+    }
+
+    /// `--hls` and `--replay-buffer` together: one segmented writer serves both (1 s segments
+    /// in the playlist's folder, the buffer's folder holding none), and the replay saved on
+    /// SIGUSR1 lasts its 2 s.
+    @Test func hlsAndReplayBufferShareTheirSegments() throws {
+        let main = directory.appendingPathComponent("both.mp4")
+        let folder = directory.appendingPathComponent("both-hls")
+        let (process, errors) = try record([
+            "-o", main.path, "--max-duration", "7", "--preset", "640x480", "--hls", folder.path, "--replay-buffer", "2",
+        ])
+        let started = Date()
+        var signalled = false
+        var ownSegments = 0
+        while process.isRunning {
+            Thread.sleep(forTimeInterval: 0.1)
+            for buffer in ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []) where buffer.hasPrefix(".both.replay-") {
+                let inside = (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(buffer).path)) ?? []
+                ownSegments = max(ownSegments, inside.filter { $0.hasSuffix(".m4s") }.count)
+            }
+            if !signalled, Date().timeIntervalSince(started) > 5 {
+                kill(process.processIdentifier, SIGUSR1)
+                signalled = true
+            }
+        }
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(log)")
+        let playlist = try String(contentsOf: folder.appendingPathComponent("playlist.m3u8"), encoding: .utf8)
+        let durations = playlist.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }.compactMap { Double($0.dropFirst(8).dropLast()) }
+        #expect(durations.count >= 5 && durations.dropLast().allSatisfy { abs($0 - 1) < 0.05 }, "\(durations)")
+        #expect(ownSegments == 0, "the buffer wrote \(ownSegments) segments of its own")
+        let replays = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("replay-") }
+        let replay = directory.appendingPathComponent(try #require(replays.first, "\(log)"))
+        let probed = try #require(try FFprobe.probe(replay).duration)
+        #expect(replays.count == 1 && abs(probed - 2) <= 1.0 / 30 + 0.001, "\(replays), \(probed) s")
+        #expect(log.contains("replay buffer: 1 saved, 0 failed") && log.contains("frames to \(folder.path)"), "\(log)")
+        try FileManager.default.removeItem(at: replay)
     }
 
     @Test func badReplayLengthIsOneLine() throws {

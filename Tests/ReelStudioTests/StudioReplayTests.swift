@@ -42,9 +42,9 @@ struct StudioReplayTests {
         }
         let saved = try #require(name, "no replay in the library: \(studio.standardError)")
         let file = studio.library.appendingPathComponent(saved)
-        // N seconds and at most two segments of 1 s more; the camera's frames in order.
+        // Exactly N seconds (a frame either way); the camera's frames in order.
         let probed = try #require(try FFprobe.probe(file).duration)
-        #expect(probed >= seconds - 0.034 && probed < seconds + 2.1, "replay \(probed) s")
+        #expect(abs(probed - seconds) <= 1.0 / 30 + 0.001, "replay \(probed) s")
         let counters = try Self.counters(file)
         // From the camera's frames of N seconds at least (the buffer's encoder leaves out frames
         // it cannot take in time; the counters say which the replay spans).

@@ -37,6 +37,13 @@ package final class Frame {
         set { pointer.pointee.pts = newValue }
     }
 
+    /// Whether an encoder must make this picture a keyframe (`pict_type` I; with the
+    /// encoder's `forced-idr`, an IDR picture); false leaves the choice to the encoder.
+    package var isForcedKeyframe: Bool {
+        get { pointer.pointee.pict_type == AV_PICTURE_TYPE_I }
+        set { pointer.pointee.pict_type = newValue ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE }
+    }
+
     /// Duration of the packet the frame came from, in the stream's time base, or 0.
     package var packetDuration: Int64 { pointer.pointee.pkt_duration }
 

@@ -68,9 +68,11 @@ public final class AssetWriter: Sendable {
     }
     /// How long media segments should be. Invalid (the default) lets the writer choose
     /// (6 s); indefinite cuts a segment only at ``flushSegment()``. Segments start on
-    /// keyframes: without a ``VideoSettings/keyFrameInterval`` the writer puts one at every
-    /// interval (and none at scene changes), so two writers with the same interval and frame
-    /// times cut at the same times. Set before ``startWriting()``. `preferredOutputSegmentInterval`.
+    /// keyframes: the writer makes the first picture at or after each interval boundary a
+    /// keyframe, by its presentation time (none at scene changes), so a segment lasts about
+    /// the interval even when the source drops frames, and two writers with the same interval
+    /// and frame times cut at the same times. Set before ``startWriting()``.
+    /// `preferredOutputSegmentInterval`.
     public var preferredOutputSegmentInterval: MediaTime {
         get { machine.withLock { $0.settings.preferredOutputSegmentInterval } }
         set { _ = machine.withLock { $0.configure { $0.preferredOutputSegmentInterval = newValue } } }
@@ -292,6 +294,11 @@ public final class AssetWriter: Sendable {
                 try prepare(input, index: index, muxer: muxer, shared: shared, settings: settings)
             }
             Self.shiftForPriming(settings.inputs, trimming: true)
+            if let interval = plan.interval {
+                for input in settings.inputs where input.mediaType == .video {
+                    input.pipeline?.keyframeBoundaries = (plan.initialStart, interval)
+                }
+            }
             Self.writeMetadata(settings.metadata, to: muxer)
             let hasVideo = settings.inputs.contains { $0.mediaType == .video }
             try muxer.writeHeader(options: Self.segmentOptions(settings, plan: plan, hasVideo: hasVideo))
@@ -369,6 +376,11 @@ public final class AssetWriter: Sendable {
             let interval = plan.interval ?? MediaTime(value: 1, timescale: 1)
             options["frag_duration"] = String(interval.convertScale(1_000_000).value)
         }
+        // Parts (LL-HLS): a fragment also when its media reaches a little under the part's
+        // length, so that with the frame after it a part lasts at most that length.
+        if let part = (settings.delegate?.delegate as? any AssetWriterPartDelegate)?.partInterval, part > .zero {
+            options["frag_duration"] = String(part.multiplied(byRatio: 9, divisor: 10).convertScale(1_000_000).value)
+        }
         return options
     }
 
@@ -410,15 +422,26 @@ public final class AssetWriter: Sendable {
                 // B-frames: two writers with the same interval and frame times cut at the same
                 // times, and a segment's first picture shows at its first decode time (a
                 // fragmented moov has no edit list to hide B-frames' delay).
+                // With a numeric interval the keyframes are forced on the first picture at or
+                // after each boundary (InputEncoder.keyframeBoundaries), by time: a source that
+                // drops frames gets segments as long as the interval, not as long as a count of
+                // frames takes. The encoder's own keyframes are then only a far fallback.
+                let interval = (try? Self.segmentPlan(settings).interval) ?? nil
                 if video.keyFrameInterval == nil {
-                    let interval = (try? Self.segmentPlan(settings).interval) ?? nil
                     let seconds = interval?.seconds ?? 2
                     let rate = video.expectedFrameRate ?? 30
-                    configuration.keyFrameInterval = max(1, Int(min(10_000, max(1, (rate * seconds).rounded()))))
+                    let frames = max(1, (rate * seconds).rounded())
+                    configuration.keyFrameInterval = max(1, Int(min(10_000, interval == nil ? frames : frames * 4)))
                 }
                 configuration.options["bf"] = "0"
-                if video.codec == .h264 { configuration.options["x264-params"] = "scenecut=0:sync-lookahead=0" }
-                if video.codec == .hevc { configuration.options["x265-params"] = "scenecut=0:bframes=0" }
+                if video.codec == .h264 {
+                    configuration.options["x264-params"] = "scenecut=0:sync-lookahead=0"
+                    configuration.options["forced-idr"] = "1"
+                }
+                if video.codec == .hevc {
+                    configuration.options["x265-params"] = "scenecut=0:bframes=0"
+                    configuration.options["forced-idr"] = "1"
+                }
             }
             if streamFormat != nil, video.codec == .h264 {
                 // A live stream: each frame leaves as soon as it is encoded.

@@ -20,6 +20,15 @@ final class InputEncoder: @unchecked Sendable {
     /// Audio samples laid this many earlier than appended (the head before zero is dropped),
     /// set before the first frame: see `AssetWriter.shiftForPriming`.
     var leadTrim: Int64 = 0
+    /// A segmented writer's segment boundaries (the first, on the session's timeline, and the
+    /// interval): the first picture at or after each is made a keyframe, so segments are cut by
+    /// time whatever frames the source dropped (`preferredOutputSegmentInterval`). Set before
+    /// the first frame; nil leaves keyframes to the encoder.
+    var keyframeBoundaries: (first: MediaTime, interval: MediaTime)? {
+        didSet { nextKeyframeBoundary = keyframeBoundaries?.first }
+    }
+    /// The next boundary whose first picture is still to come (queue only).
+    private var nextKeyframeBoundary: MediaTime?
     private let queue: DispatchQueue
     private let slots: DispatchSemaphore
     let capacity: Int
@@ -102,7 +111,25 @@ final class InputEncoder: @unchecked Sendable {
         try frame.makeWritable()
         try scaler.convert(buffer, into: frame)
         frame.presentationTimestamp = ticks
+        frame.isForcedKeyframe = passesKeyframeBoundary(ticks)
         try send(frame)
+    }
+
+    /// Whether the picture at `ticks` is the first at or after a segment boundary (moving the
+    /// next boundary past it).
+    private func passesKeyframeBoundary(_ ticks: Int64) -> Bool {
+        guard let interval = keyframeBoundaries?.interval, interval > .zero, var boundary = nextKeyframeBoundary else {
+            return false
+        }
+        let timeBase = encoder.timeBase
+        guard ticks >= timeBase.timestamp(boundary, method: .roundTowardPositiveInfinity) else { return false }
+        let time = timeBase.time(ticks)
+        // A long pause in the source skips the boundaries inside it at once.
+        let skipped = ((time - boundary).seconds / interval.seconds).rounded(.down)
+        if skipped > 2, skipped < 1e12 { boundary = boundary + interval * (Int64(skipped) - 1) }
+        while timeBase.timestamp(boundary, method: .roundTowardPositiveInfinity) <= ticks { boundary = boundary + interval }
+        nextKeyframeBoundary = boundary
+        return true
     }
 
     // MARK: - Audio

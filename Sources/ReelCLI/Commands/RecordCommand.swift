@@ -69,6 +69,7 @@ struct RecordCommand: Command {
         if let text = arguments.value("srt") { addresses.append(try LiveStreamer.checkSRT(text, command: spec.name)) }
         var live: [LiveStreamer] = []
         let withAudio = arguments.value("mic") != "none"
+        var hls: SegmentFolderWriter?
         if let text = arguments.value("hls") {
             let folder = URL(fileURLWithPath: text).standardizedFileURL
             try AdaptivePackage.checkDestination(folder)
@@ -77,8 +78,8 @@ struct RecordCommand: Command {
             } catch let error as CocoaError where error.code == .fileWriteFileExists {
                 // An empty folder, as checked.
             }
-            live.append(LiveStreamer(folder: try SegmentFolderWriter(folder: folder, live: true), withAudio: withAudio,
-                                     frameRate: session.frameRate) { line in console.printError(line) })
+            // Low-Latency HLS parts of 0.5 s beside the segments.
+            hls = try SegmentFolderWriter(folder: folder, live: true, window: nil, parts: MediaTime(value: 1, timescale: 2))
         }
         live += addresses.map { url in
             LiveStreamer(url: url, withAudio: withAudio, frameRate: session.frameRate) { line in console.printError(line) }
@@ -97,15 +98,17 @@ struct RecordCommand: Command {
             } else {
                 saves = url.standardizedFileURL.deletingLastPathComponent()
             }
-            let buffer = try ReplayBuffer(seconds: seconds, beside: url.standardizedFileURL, destination: saves) { line in
-                console.printError(line)
+            // With --hls too, the live playlist's segments serve the buffer: one encoder for both.
+            replay = try ReplayBuffer(seconds: seconds, beside: url.standardizedFileURL, destination: saves, sharing: hls) {
+                line in console.printError(line)
             }
-            live.append(LiveStreamer(replay: buffer, withAudio: withAudio, frameRate: session.frameRate) { line in
-                console.printError(line)
-            })
-            replay = buffer
         } else if arguments.value("replay-folder") != nil {
             throw UsageError("--replay-folder needs --replay-buffer", command: spec.name)
+        }
+        if hls != nil || replay != nil {
+            live.append(LiveStreamer(hls: hls, replay: replay, withAudio: withAudio, frameRate: session.frameRate) { line in
+                console.printError(line)
+            })
         }
         // A recording that fails to start leaves no buffer behind (finish is idempotent).
         defer { replay?.finish() }
@@ -180,16 +183,15 @@ struct RecordCommand: Command {
         for streamer in streamers {
             streamer.stop()
             let (connections, frames) = streamer.statistics
+            if let folder = streamer.folder {
+                console.printError("wrote \(frames) frames to \(streamer.url.path) in \(folder.segments.count) segments")
+            }
             if let replay = streamer.replay {
                 let kept = replay.statistics
                 console.printError("replay buffer: \(kept.saved) saved, \(kept.failed) failed; at most \(kept.mostFiles) "
                                    + "segments, \(kept.mostBytes) bytes kept")
-                continue
             }
-            if let folder = streamer.folder {
-                console.printError("wrote \(frames) frames to \(streamer.url.path) in \(folder.segments.count) segments")
-                continue
-            }
+            if streamer.folder != nil || streamer.replay != nil { continue }
             console.printError("streamed \(frames) frames to \(streamer.url.absoluteString) over \(connections) connection\(connections == 1 ? "" : "s")")
         }
         SignalHandling.onInterrupt(nil)

@@ -15,8 +15,11 @@ package final class LiveStreamer: @unchecked Sendable {
         var writer: AssetWriter
         var video: AssetWriterInput
         var audio: AssetWriterInput?
-        /// The source time the writer's session starts at.
+        /// The source time the writer's session starts at: its first picture's (nil until then).
         var start: MediaTime?
+        /// The picture size the writer encodes.
+        var width: Int
+        var height: Int
     }
 
     private enum State {
@@ -32,7 +35,8 @@ package final class LiveStreamer: @unchecked Sendable {
     private let formatName: String
     /// For `--hls DIR`: the folder the live playlist and its segments go to (no reconnecting).
     package let folder: SegmentFolderWriter?
-    /// For `--replay-buffer N`: the buffer the segments go to (no reconnecting).
+    /// For `--replay-buffer N`: the buffer the segments serve (no reconnecting), in `folder`
+    /// with `--hls` too, else in its own.
     package let replay: ReplayBuffer?
     /// Segmented writing (`--hls`, `--replay-buffer`): the segments' delegate and length.
     private let segments: (delegate: any AssetWriterDelegate, interval: MediaTime)?
@@ -59,36 +63,25 @@ package final class LiveStreamer: @unchecked Sendable {
         self.report = report
     }
 
-    /// A live HLS recording into `folder` (an `EVENT` playlist growing a segment at a time,
-    /// ended when the recording is), made by a segmented ``AssetWriter``.
+    /// Segments by one segmented ``AssetWriter`` for a live HLS recording (`--hls DIR`: an
+    /// `EVENT` playlist growing a segment at a time, ended when the recording is), a replay
+    /// buffer (`--replay-buffer N`), or both from the same segments (1 s long with a replay
+    /// buffer, else 2 s). A new picture size (a preset change) finishes the writer and starts
+    /// another at the new size: a new initialization segment, a discontinuity in the playlist,
+    /// and a replay buffer restarted.
     /// - Parameters:
-    ///   - folder: Where the playlist and segments go.
+    ///   - hls: The live playlist's folder writer, or nil.
+    ///   - replay: The replay buffer, or nil; without `hls` its own folder writer gets the segments.
     ///   - withAudio: Whether sound is in the segments too.
     ///   - frameRate: The capture's rate.
     ///   - report: Told of a failure.
-    package init(folder: SegmentFolderWriter, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
-        url = folder.folder.appendingPathComponent("playlist.m3u8")
-        self.folder = folder
-        replay = nil
-        segments = (folder, MediaTime(value: 2, timescale: 1))
-        formatName = "mp4"
-        self.withAudio = withAudio
-        self.frameRate = frameRate
-        self.report = report
-    }
-
-    /// The replay buffer of `reel record --replay-buffer N`: 1 s segments made by a segmented
-    /// ``AssetWriter``, as for `--hls`.
-    /// - Parameters:
-    ///   - replay: Where the segments go.
-    ///   - withAudio: Whether sound is in the segments too.
-    ///   - frameRate: The capture's rate.
-    ///   - report: Told of a failure.
-    package init(replay: ReplayBuffer, withAudio: Bool, frameRate: Double, report: @escaping @Sendable (String) -> Void) {
-        url = replay.folder
-        folder = nil
+    package init(hls: SegmentFolderWriter?, replay: ReplayBuffer?, withAudio: Bool, frameRate: Double,
+                 report: @escaping @Sendable (String) -> Void) {
+        let writer = hls ?? replay?.segments
+        url = hls.map { $0.folder.appendingPathComponent("playlist.m3u8") } ?? replay?.folder ?? URL(fileURLWithPath: "segments")
+        folder = hls
         self.replay = replay
-        segments = (replay, ReplayBuffer.segmentInterval)
+        segments = writer.map { ($0, replay != nil ? ReplayBuffer.segmentInterval : MediaTime(value: 2, timescale: 1)) }
         formatName = "mp4"
         self.withAudio = withAudio
         self.frameRate = frameRate
@@ -115,8 +108,7 @@ package final class LiveStreamer: @unchecked Sendable {
         }
         if connect {
             let (width, height) = (picture.width - picture.width % 2, picture.height - picture.height % 2)
-            let start = sample.presentationTime
-            connecting.async { [self] in self.connect(width: width, height: height, start: start) }
+            connecting.async { [self] in self.connect(width: width, height: height) }
             return
         }
         guard let link else { return }
@@ -124,18 +116,39 @@ package final class LiveStreamer: @unchecked Sendable {
             lose(link, because: error.message)
             return
         }
+        if segments != nil, picture.width - picture.width % 2 != link.width || picture.height - picture.height % 2 != link.height {
+            restart(link, width: picture.width - picture.width % 2, height: picture.height - picture.height % 2)
+            return
+        }
         guard link.video.isReadyForMoreMediaData else { return }
+        var start = link.start
+        if start == nil {
+            // The session starts at the first picture the writer takes: FFmpeg moves a file's
+            // first timestamp to zero, so the writer's timeline (its keyframe grid, the segments'
+            // times, the replay's) is the muxer's only when nothing comes before that picture.
+            link.writer.startSession(atSourceTime: sample.presentationTime)
+            start = sample.presentationTime
+            state.withLock { state in
+                if case .streaming(var current) = state, current.writer === link.writer {
+                    current.start = start
+                    state = .streaming(current)
+                }
+            }
+        }
         do {
             try link.video.append(sample)
             counts.withLock { $0.frames += 1 }
-            if let replay, let start = link.start { replay.framePassed(at: sample.presentationTime - start) }
+            if let replay, let start {
+                replay.framePassed(at: sample.presentationTime - start, lasting: sample.duration)
+            }
         } catch {
             lose(link, because: error.message)
         }
     }
 
     package func appendAudio(_ sample: SampleBuffer) {
-        guard case .streaming(let link) = state.withLock({ $0 }), let audio = link.audio else { return }
+        // Sound before the session's first picture is not written.
+        guard case .streaming(let link) = state.withLock({ $0 }), link.start != nil, let audio = link.audio else { return }
         guard audio.isReadyForMoreMediaData else { return }
         try? audio.append(sample)
     }
@@ -151,7 +164,14 @@ package final class LiveStreamer: @unchecked Sendable {
         if case .streaming(let link) = previous {
             do {
                 try link.writer.finishSynchronously()
-                try folder?.finish()
+            } catch {
+                report("\(url.path): \(error.message)")
+            }
+        }
+        // The playlist ends over what was written, also when the writer was being restarted.
+        if let folder, !folder.segments.isEmpty {
+            do {
+                try folder.finish()
             } catch {
                 report("\(url.path): \(error.message)")
             }
@@ -159,7 +179,28 @@ package final class LiveStreamer: @unchecked Sendable {
         replay?.finish()
     }
 
-    private func connect(width: Int, height: Int, start: MediaTime) {
+    /// The pictures changed size: the segmented writer is finished (its last segment lands)
+    /// and the next frame starts another at the new size, after it on the same queue.
+    private func restart(_ link: Link, width: Int, height: Int) {
+        let changed = state.withLock { state -> Bool in
+            guard case .streaming(let current) = state, current.writer === link.writer else { return false }
+            state = .idle(retryAt: .distantPast, attempt: 0)
+            return true
+        }
+        guard changed else { return }
+        connecting.async { [self] in
+            do throws(ReelError) {
+                try link.writer.finishSynchronously()
+            } catch {
+                report("\(url.path): \(error.message)")
+            }
+            replay?.restart()
+        }
+        report(folder != nil ? "the picture is now \(width)x\(height): the segments in \(url.path) go on at that size"
+               : "replay buffer: the picture is now \(width)x\(height); a save keeps the pictures from here on")
+    }
+
+    private func connect(width: Int, height: Int) {
         let writer: AssetWriter
         if let segments {
             do {
@@ -195,7 +236,6 @@ package final class LiveStreamer: @unchecked Sendable {
                 audio = input
             }
             try writer.startWriting()
-            writer.startSession(atSourceTime: start)
         } catch {
             writer.cancelWriting()
             let attempt = state.withLock { state -> Int? in
@@ -213,7 +253,7 @@ package final class LiveStreamer: @unchecked Sendable {
         }
         let kept = state.withLock { state -> Bool in
             guard case .connecting = state else { return false }
-            state = .streaming(Link(writer: writer, video: video, audio: audio, start: start))
+            state = .streaming(Link(writer: writer, video: video, audio: audio, start: nil, width: width, height: height))
             return true
         }
         guard kept else {

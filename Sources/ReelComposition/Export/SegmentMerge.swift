@@ -76,6 +76,13 @@ public enum SegmentMerge {
                 end = start + range.duration
                 // Each segment shows what its own edit list shows, nothing it hides.
                 try copier.copy(from: part.demuxer, stream: part.video.streamIndex, range: range, at: start)
+                if index == parts.count - 1 {
+                    // Nothing follows the last picture to hold it, so it ends where the file says
+                    // it does: a fragmented file's last picture may read one frame long where its
+                    // segment report counted the frames dropped after it. The sound ends there too.
+                    let shown = copier.finishTimeline()
+                    if shown > start, shown < end { end = shown }
+                }
                 if let lane {
                     let first = Self.sampleIndex(start), last = Self.sampleIndex(end)
                     let samples = try audio(of: part.asset, track: part.audio, from: range.start,

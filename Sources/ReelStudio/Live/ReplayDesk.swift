@@ -34,7 +34,7 @@ final class ReplayDesk: @unchecked Sendable {
                 events.publish("replay", ["saved": url.lastPathComponent])
             })
         let streamer = LiveStreamer(
-            replay: buffer, withAudio: camera.currentMicrophone != nil, frameRate: camera.session.frameRate, report: report)
+            hls: nil, replay: buffer, withAudio: camera.currentMicrophone != nil, frameRate: camera.session.frameRate, report: report)
         self.streamer = streamer
         pictures.setSampleBufferHandler(queue: DispatchQueue(label: "reel.studio.replay-video")) { sample in
             streamer.appendVideo(sample)

@@ -29,18 +29,31 @@ final class SegmentAssembler: @unchecked Sendable {
         var nextBoundary: MediaTime?
         var cutRequested = false
         var delivered = 0
+        /// Where the part being filled starts in `current` (with parts).
+        var partStart = 0
+    }
+
+    /// What is handed to the delegate, in order.
+    private enum Piece {
+        case initialization(Data, AssetSegmentReport?)
+        case segment(Data, AssetSegmentReport?)
+        case part(Data, AssetSegmentReport?)
     }
 
     private let state: PosixMutex<State>
     private let plan: SegmentPlan
     private weak var writer: AssetWriter?
     private let delegate: any AssetWriterDelegate
+    /// The delegate that takes parts, when it asks for them (``AssetWriterPartDelegate``).
+    private let parts: (any AssetWriterPartDelegate)?
     private(set) var stream: MuxerByteStream?
 
     init(plan: SegmentPlan, writer: AssetWriter, delegate: any AssetWriterDelegate) throws(ReelError) {
         self.plan = plan
         self.writer = writer
         self.delegate = delegate
+        let parted = delegate as? any AssetWriterPartDelegate
+        parts = parted?.partInterval == nil ? nil : parted
         var first = State()
         if let interval = plan.interval { first.nextBoundary = plan.initialStart + interval }
         state = PosixMutex(first)
@@ -51,15 +64,18 @@ final class SegmentAssembler: @unchecked Sendable {
     var deliveredSegments: Int { state.withLock { $0.delivered } }
 
     private func receive(_ bytes: Data, _ marker: MuxerByteStream.Marker) {
-        var ready: [(Data, AssetSegmentType, AssetSegmentReport?)] = []
+        var ready: [Piece] = []
+        let parted = parts != nil
         state.withLock { state in
             switch marker {
             case .syncPoint(let time):
                 if state.reader == nil { ready.append(Self.takeHeader(&state)) }
+                if parted, let part = Self.takePart(&state) { ready.append(part) }
                 if !state.current.isEmpty, shouldCut(&state, at: time) { ready.append(Self.takeSegment(&state)) }
                 state.current.append(bytes)
             case .boundaryPoint:
                 if state.reader == nil { ready.append(Self.takeHeader(&state)) }
+                if parted, let part = Self.takePart(&state) { ready.append(part) }
                 state.current.append(bytes)
             case .unknown, .header, .trailer:
                 if state.reader == nil { state.header.append(bytes) } else { state.current.append(bytes) }
@@ -77,7 +93,8 @@ final class SegmentAssembler: @unchecked Sendable {
         guard let time, let boundary = state.nextBoundary else { return false }
         // A keyframe a little before the boundary (a rounded frame rate) still starts the
         // segment there, rather than making this one twice as long.
-        let slack = MediaTime(value: interval.value, timescale: interval.timescale).multiplied(byRatio: 1, divisor: 20)
+        // (In microseconds: a twentieth of an interval of whole seconds is no whole number of them.)
+        let slack = interval.convertScale(1_000_000).multiplied(byRatio: 1, divisor: 20)
         guard time >= boundary - slack else { return false }
         var next = boundary
         while next - slack <= time { next = next + interval }
@@ -85,23 +102,39 @@ final class SegmentAssembler: @unchecked Sendable {
         return true
     }
 
-    private static func takeHeader(_ state: inout State) -> (Data, AssetSegmentType, AssetSegmentReport?) {
+    private static func takeHeader(_ state: inout State) -> Piece {
         let reader = FragmentReader(initialization: state.header)
         state.reader = reader
-        return (state.header, .initialization, reader.initializationReport())
+        return .initialization(state.header, reader.initializationReport())
     }
 
-    private static func takeSegment(_ state: inout State) -> (Data, AssetSegmentType, AssetSegmentReport?) {
+    private static func takeSegment(_ state: inout State) -> Piece {
         let data = state.current
         state.current = Data()
+        state.partStart = 0
         state.delivered += 1
-        return (data, .separable, state.reader?.report(ofSegment: data))
+        return .segment(data, state.reader?.report(ofSegment: data))
     }
 
-    private func deliver(_ ready: [(Data, AssetSegmentType, AssetSegmentReport?)]) {
+    /// The fragment completed since the last part, if any: a new fragment starts.
+    private static func takePart(_ state: inout State) -> Piece? {
+        guard state.reader != nil, state.current.count > state.partStart else { return nil }
+        let data = Data(state.current[(state.current.startIndex + state.partStart)...])
+        state.partStart = state.current.count
+        return .part(data, state.reader?.report(ofSegment: data))
+    }
+
+    private func deliver(_ ready: [Piece]) {
         guard let writer else { return }
-        for (data, type, report) in ready {
-            delegate.assetWriter(writer, didOutputSegmentData: data, segmentType: type, segmentReport: report)
+        for piece in ready {
+            switch piece {
+            case .initialization(let data, let report):
+                delegate.assetWriter(writer, didOutputSegmentData: data, segmentType: .initialization, segmentReport: report)
+            case .segment(let data, let report):
+                delegate.assetWriter(writer, didOutputSegmentData: data, segmentType: .separable, segmentReport: report)
+            case .part(let data, let report):
+                parts?.assetWriter(writer, didOutputPartData: data, report: report)
+            }
         }
     }
 
@@ -113,7 +146,7 @@ final class SegmentAssembler: @unchecked Sendable {
 
     /// After the muxer's header is flushed: hands over the initialization segment.
     func headerWritten() {
-        var ready: [(Data, AssetSegmentType, AssetSegmentReport?)] = []
+        var ready: [Piece] = []
         state.withLock { state in
             if state.reader == nil, !state.header.isEmpty { ready.append(Self.takeHeader(&state)) }
         }
@@ -122,9 +155,11 @@ final class SegmentAssembler: @unchecked Sendable {
 
     /// After the muxer's trailer: hands over the header (if no sample came) and the last segment.
     func finish() {
-        var ready: [(Data, AssetSegmentType, AssetSegmentReport?)] = []
+        var ready: [Piece] = []
+        let parted = parts != nil
         state.withLock { state in
             if state.reader == nil, !state.header.isEmpty { ready.append(Self.takeHeader(&state)) }
+            if parted, let part = Self.takePart(&state) { ready.append(part) }
             if !state.current.isEmpty { ready.append(Self.takeSegment(&state)) }
         }
         deliver(ready)
