@@ -206,37 +206,135 @@ enum Compositor {
         }
     }
 
-    /// Lays an RGBA picture over the frame through `transform` (picture pixels → frame
-    /// pixels: any turn, scale or move), blended by its alpha times `opacity`. Nearest
-    /// sampling through the inverse transform, over the transformed picture's bounds only,
-    /// its colours converted by `matrix` (the frame's).
+    /// What a styled layer (``LayerStyle``) adds to an RGBA draw, in frame pixels: the part of
+    /// the picture shown, rounded corners and a border inside the edge.
+    struct LayerShape {
+        /// The part of the picture shown, in picture pixels; all of it when nil.
+        var crop: Rect?
+        /// The corners' radius in frame pixels.
+        var cornerRadius: Double
+        /// The border's width in frame pixels, inside the edge; 0 for none.
+        var borderWidth: Double
+        /// The border's colour, R, G, B from 0 to 1.
+        var borderColor: (red: Double, green: Double, blue: Double)
+    }
+
+    /// Lays an RGBA picture (straight alpha) over the frame through `transform` (picture pixels
+    /// → frame pixels: any turn, scale or move), blended by its alpha times `opacity`, its
+    /// colours converted by `matrix` (the frame's), over the transformed picture's bounds only.
+    ///
+    /// Without a `shape` (an overlay), nearest sampling through the inverse transform. With one
+    /// (a styled layer), bilinear sampling of premultiplied colour, clamped to the crop, inside a
+    /// rectangle with rounded corners whose edges cover the fraction of each pixel they cover,
+    /// with the border inside the edge.
+    /// - Parameters:
+    ///   - picture: An RGBA picture.
+    ///   - target: A yuv420p frame.
+    ///   - transform: Picture pixels to frame pixels.
+    ///   - opacity: 0 to 1.
+    ///   - matrix: The frame's YCbCr matrix (the output's, ``ColorMatrix``).
+    ///   - shape: A styled layer's crop, corners and border; nil for an overlay.
     static func drawRGBA(_ picture: PixelBuffer, into target: PixelBuffer, transform: ReelCore.AffineTransform,
-                         opacity: Double, matrix: ColorMatrix) {
-        guard opacity > 0.001, let inverse = transform.inverted(), isDrawable(transform, inverse) else { return }
-        let box = Rect(x: 0, y: 0, width: Double(picture.width), height: Double(picture.height)).applying(transform)
-        let x0 = max(0, pixel(box.minX.rounded(.down))), x1 = min(target.width, pixel(box.maxX.rounded(.up)))
-        let y0 = max(0, pixel(box.minY.rounded(.down))), y1 = min(target.height, pixel(box.maxY.rounded(.up)))
-        guard x1 > x0, y1 > y0 else { return }
+                         opacity: Double, matrix: ColorMatrix, shape: LayerShape? = nil) {
+        guard opacity > 0.001, picture.pixelFormat == .rgba, target.pixelFormat == .yuv420p,
+              let inverse = transform.inverted(), isDrawable(transform, inverse) else { return }
+        let whole = Rect(x: 0, y: 0, width: Double(picture.width), height: Double(picture.height))
+        let area = shape?.crop.map { $0.intersection(whole) } ?? whole
+        guard area.width > 0, area.height > 0 else { return }
+        let box = area.applying(transform)
+        let columns = max(0, pixel(box.minX.rounded(.down)))..<min(target.width, pixel(box.maxX.rounded(.up)))
+        let rows = max(0, pixel(box.minY.rounded(.down)))..<min(target.height, pixel(box.maxY.rounded(.up)))
+        guard !columns.isEmpty, !rows.isEmpty else { return }
+        guard let shape else {
+            let width = picture.width, height = picture.height
+            blendRGBA(picture, into: target, columns: columns, rows: rows, matrix: matrix) { input, inStride, x, y in
+                let p = Point(x: Double(x) + 0.5, y: Double(y) + 0.5).applying(inverse)
+                let sx = Int(p.x.rounded(.down)), sy = Int(p.y.rounded(.down))
+                guard sx >= 0, sy >= 0, sx < width, sy < height else { return nil }
+                let pixel = input + sy * inStride + 4 * sx
+                let a = Double(pixel.load(fromByteOffset: 3, as: UInt8.self)) / 255 * opacity
+                guard a > 0.004 else { return nil }
+                return (Double(pixel.load(as: UInt8.self)) / 255, Double(pixel.load(fromByteOffset: 1, as: UInt8.self)) / 255,
+                        Double(pixel.load(fromByteOffset: 2, as: UInt8.self)) / 255, a)
+            }
+            return
+        }
+        // Frame pixels per picture pixel (the mean of the two axes' scales).
+        let scale = abs(transform.determinant).squareRoot()
+        guard scale > 1e-9 else { return }
+        let radius = min(max(shape.cornerRadius, 0) / scale, area.width / 2, area.height / 2)
+        let border = max(shape.borderWidth, 0)
+        let edge = (r: shape.borderColor.red * 255, g: shape.borderColor.green * 255, b: shape.borderColor.blue * 255)
+        let lowX = area.minX, lowY = area.minY, highX = area.maxX, highY = area.maxY
+        let maxX = picture.width - 1, maxY = picture.height - 1
+        blendRGBA(picture, into: target, columns: columns, rows: rows, matrix: matrix) { input, inStride, x, y in
+            let p = Point(x: Double(x) + 0.5, y: Double(y) + 0.5).applying(inverse)
+            // Signed distance to the rounded rectangle, in frame pixels (negative inside).
+            let qx = max(lowX + radius - p.x, p.x - (highX - radius), 0)
+            let qy = max(lowY + radius - p.y, p.y - (highY - radius), 0)
+            let insideX = min(p.x - lowX, highX - p.x), insideY = min(p.y - lowY, highY - p.y)
+            let distance: Double
+            if qx > 0, qy > 0 {
+                distance = ((qx * qx + qy * qy).squareRoot() - radius) * scale
+            } else {
+                distance = -min(insideX, insideY) * scale
+            }
+            let coverage = min(max(0.5 - distance, 0), 1)
+            guard coverage > 0 else { return nil }
+            // Bilinear, premultiplied, clamped to the part shown.
+            let sx = min(max(p.x, lowX + 0.5), highX - 0.5) - 0.5, sy = min(max(p.y, lowY + 0.5), highY - 0.5) - 0.5
+            let ix = min(max(Int(sx.rounded(.down)), 0), maxX), iy = min(max(Int(sy.rounded(.down)), 0), maxY)
+            let jx = min(ix + 1, maxX), jy = min(iy + 1, maxY)
+            let fx = min(max(sx - Double(ix), 0), 1), fy = min(max(sy - Double(iy), 0), 1)
+            var red = 0.0, green = 0.0, blue = 0.0, alpha = 0.0
+            for (px, py, weight) in [(ix, iy, (1 - fx) * (1 - fy)), (jx, iy, fx * (1 - fy)), (ix, jy, (1 - fx) * fy), (jx, jy, fx * fy)]
+            where weight > 0 {
+                let pixel = input + py * inStride + 4 * px
+                let a = Double(pixel.load(fromByteOffset: 3, as: UInt8.self)) * weight
+                red += Double(pixel.load(as: UInt8.self)) * a
+                green += Double(pixel.load(fromByteOffset: 1, as: UInt8.self)) * a
+                blue += Double(pixel.load(fromByteOffset: 2, as: UInt8.self)) * a
+                alpha += a
+            }
+            // Premultiplied by alpha / 255 from here.
+            red /= 255
+            green /= 255
+            blue /= 255
+            alpha /= 255
+            if border > 0 {
+                let inBorder = min(max(distance + border + 0.5, 0), 1)
+                red += (edge.r - red) * inBorder
+                green += (edge.g - green) * inBorder
+                blue += (edge.b - blue) * inBorder
+                alpha += (1 - alpha) * inBorder
+            }
+            let shown = alpha * coverage * opacity
+            guard shown > 0.002, alpha > 1e-6 else { return nil }
+            return (red / alpha / 255, green / alpha / 255, blue / alpha / 255, shown)
+        }
+    }
+
+    /// The one loop of ``drawRGBA(_:into:transform:opacity:matrix:shape:)``: for each frame pixel
+    /// in `columns` × `rows`, `sample` gives the colour there (R, G, B from 0 to 1) and its
+    /// weight (0 to 1), or nil for none; it is converted by `matrix` and blended into the luma,
+    /// and into the chroma under even rows and columns. Rows in bands (``ParallelRows``): a
+    /// chroma sample is written only under an even luma row, so bands never share one.
+    @inline(__always)
+    private static func blendRGBA(
+        _ picture: PixelBuffer, into target: PixelBuffer, columns: Range<Int>, rows: Range<Int>, matrix: ColorMatrix,
+        _ sample: (UnsafeRawPointer, Int, Int, Int) -> (red: Double, green: Double, blue: Double, weight: Double)?
+    ) {
         picture.withPlane(0) { input, inStride in
         target.withMutablePlane(0) { luma, lumaStride in
         target.withMutablePlane(1) { cbPlane, cbStride in
         target.withMutablePlane(2) { crPlane, crStride in
-            // A chroma sample is written only under an even luma row, so bands of rows
-            // never share one.
-            ParallelRows.run(rows: y1 - y0) { band in
-                for y in band.lowerBound + y0..<band.upperBound + y0 {
-                    for x in x0..<x1 {
-                        let p = Point(x: Double(x) + 0.5, y: Double(y) + 0.5).applying(inverse)
-                        let sx = Int(p.x.rounded(.down)), sy = Int(p.y.rounded(.down))
-                        guard sx >= 0, sy >= 0, sx < picture.width, sy < picture.height else { continue }
-                        let pixel = input + sy * inStride + 4 * sx
-                        let a = Double(pixel.load(fromByteOffset: 3, as: UInt8.self)) / 255 * opacity
-                        guard a > 0.004 else { continue }
-                        let (ly, cb, cr) = yuv(red: Double(pixel.load(as: UInt8.self)) / 255,
-                                               green: Double(pixel.load(fromByteOffset: 1, as: UInt8.self)) / 255,
-                                               blue: Double(pixel.load(fromByteOffset: 2, as: UInt8.self)) / 255,
-                                               matrix: matrix)
-                        let alpha = Int32((a * 256).rounded())
+            ParallelRows.run(rows: rows.count) { band in
+                for y in band.lowerBound + rows.lowerBound..<band.upperBound + rows.lowerBound {
+                    for x in columns {
+                        guard let colour = sample(input, inStride, x, y) else { continue }
+                        let (ly, cb, cr) = YCbCr.videoRange(red: colour.red, green: colour.green, blue: colour.blue,
+                                                            matrix: matrix)
+                        let alpha = Int32((min(colour.weight, 1) * 256).rounded())
                         blend(luma + y * lumaStride, x, Int32(ly), alpha)
                         if x % 2 == 0, y % 2 == 0 {
                             blend(cbPlane + (y / 2) * cbStride, x / 2, Int32(cb), alpha)

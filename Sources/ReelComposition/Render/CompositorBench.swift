@@ -37,8 +37,8 @@ package enum CompositorBench {
                                        opacity: 0.5) }),
             ("rgba overlay turned", { Compositor.drawRGBA(overlay, into: target, transform: turn, opacity: 1, matrix: .bt709) }),
             ("rgba layer styled", {
-                LayerCompositor.draw(overlay, into: target, transform: turn, opacity: 1, crop: nil, cornerRadius: 24,
-                                     borderWidth: 4, borderColor: (1, 1, 1), matrix: .bt709)
+                Compositor.drawRGBA(overlay, into: target, transform: turn, opacity: 1, matrix: .bt709,
+                                    shape: .init(crop: nil, cornerRadius: 24, borderWidth: 4, borderColor: (1, 1, 1)))
             }),
         ]
         func milliseconds(_ body: () -> Void) -> Double {

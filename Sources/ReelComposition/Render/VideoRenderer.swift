@@ -280,7 +280,7 @@ final class VideoRenderer {
 
 extension VideoRenderer {
     /// Draws a styled layer's RGBA picture: keyed, through its look, then laid over the frame
-    /// with its alpha, corners and border (``LayerCompositor``).
+    /// with its alpha, corners and border (``Compositor/drawRGBA(_:into:transform:opacity:matrix:shape:)``).
     func drawStyled(_ picture: PixelBuffer, style: LayerStyle, into frame: PixelBuffer, transform: ReelCore.AffineTransform,
                     opacity: Double, crop: Rect?, at time: MediaTime) throws(ReelError) {
         var shown = picture
@@ -294,9 +294,10 @@ extension VideoRenderer {
         let fold = ReelCore.AffineTransform(scaleX: Double(picture.width) / Double(shown.width),
                                             y: Double(picture.height) / Double(shown.height))
         let scale = (outputScale.x * outputScale.y).squareRoot()
-        LayerCompositor.draw(shown, into: frame, transform: fold.concatenating(transform), opacity: opacity,
-                             crop: shown.width == picture.width && shown.height == picture.height ? crop : nil,
-                             cornerRadius: style.cornerRadius * scale, borderWidth: style.borderWidth * scale,
-                             borderColor: style.borderColor, matrix: matrix)
+        let shape = Compositor.LayerShape(crop: shown.width == picture.width && shown.height == picture.height ? crop : nil,
+                                          cornerRadius: style.cornerRadius * scale, borderWidth: style.borderWidth * scale,
+                                          borderColor: style.borderColor)
+        Compositor.drawRGBA(shown, into: frame, transform: fold.concatenating(transform), opacity: opacity, matrix: matrix,
+                            shape: shape)
     }
 }
