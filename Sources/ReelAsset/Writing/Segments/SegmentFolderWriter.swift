@@ -193,6 +193,24 @@ public final class SegmentFolderWriter: AssetWriterPartDelegate, @unchecked Send
         for old in doomed {
             for name in [old.name] + old.parts.map(\.name) { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
         }
+        // A segment's parts hold its bytes again. The playlist stops listing them three target
+        // durations back; their files go three target durations later still (a player may hold
+        // an older playlist), so a long recording's folder does not keep every byte twice.
+        let stale = state.withLock { state -> [Part] in
+            guard partInterval != nil else { return [] }
+            let keep = Double(Self.targetDuration(of: state.segments) * 6)
+            var span = 0.0
+            var stale: [Part] = []
+            for index in state.segments.indices.reversed() {
+                if span >= keep {
+                    stale += state.segments[index].parts
+                    state.segments[index].parts = []
+                }
+                span += state.segments[index].duration.seconds
+            }
+            return stale
+        }
+        for part in stale { try? FileManager.default.removeItem(at: folder.appendingPathComponent(part.name)) }
         if isLive { writeLivePlaylist() }
     }
 
@@ -274,7 +292,9 @@ public final class SegmentFolderWriter: AssetWriterPartDelegate, @unchecked Send
     }
 
     /// The longest segment, whole seconds rounded up (`EXT-X-TARGETDURATION`).
-    public var targetDuration: Int {
+    public var targetDuration: Int { Self.targetDuration(of: segments) }
+
+    private static func targetDuration(of segments: [Segment]) -> Int {
         let longest = segments.map(\.duration.seconds).max() ?? 1
         return max(1, Int(min(86_400, longest.rounded(.up))))
     }
