@@ -13,7 +13,12 @@ import Testing
         directory = try Paths.temporaryDirectory("reel-color")
         // Teal (48, 160, 192) at both sizes, each in its own size's matrix and tagged so, as a
         // camera writes it; lossless, so the only change is Reel's.
-        for (name, size, matrix) in [("teal-hd", "1280x720", "bt709"), ("teal-sd", "640x360", "smpte170m")] {
+        // Also each size in the other's matrix, tagged so (an SD file kept in BT.709 by the
+        // tool that scaled it down): read by its tag, not by its height.
+        for (name, size, matrix) in [
+            ("teal-hd", "1280x720", "bt709"), ("teal-sd", "640x360", "smpte170m"), ("teal-sd709", "640x360", "bt709"),
+            ("teal-hd601", "1280x720", "smpte170m"),
+        ] {
             try ProcessRunner.ffmpeg([
                 "-f", "lavfi", "-i",
                 "color=0x30A0C0:s=\(size):r=25:d=1,format=rgb24,scale=out_color_matrix=\(matrix == "bt709" ? "bt709" : "bt601"):out_range=tv,format=yuv420p",
@@ -165,6 +170,28 @@ import Testing
                 #expect(abs(seen.0 - 48) <= 5 && abs(seen.1 - 160) <= 5 && abs(seen.2 - 192) <= 5,
                         "\(name): \(seen), the source (48, 160, 192)")
             }
+        }
+    }
+
+    /// A source tagged with the other size's matrix is read by its tag: a 640x360 file in BT.709
+    /// and a 1280x720 one in BT.601, each transcoded at its own size into the matrix of that size
+    /// (read by height, the teal came back (56, 169, 188) from the first and (36, 150, 195) from the second).
+    @Test func sourcesAreReadInTheMatrixTheyAreTaggedWith() throws {
+        for (clip, expected) in [("teal-sd709", "smpte170m"), ("teal-hd601", "bt709")] {
+            let out = directory.appendingPathComponent("\(clip)-out.mp4")
+            let result = try ProcessRunner.reel(["transcode", directory.appendingPathComponent("\(clip).mp4").path, "-o", out.path], timeout: 600)
+            guard result.status == 0 else { throw TestFailure("reel transcode \(clip): \(result.standardError)") }
+            let (rgb, stream) = try decoded(out, name: "\(clip)-out")
+            #expect(tags(stream) == "\(expected)/\(expected)/\(expected)/tv", "\(clip) tags: \(tags(stream))")
+            let width = stream.width ?? 0, height = stream.height ?? 0
+            let i = 3 * ((height / 2) * width + width / 2)
+            guard i + 2 < rgb.count else {
+                Issue.record("\(clip): \(rgb.count) bytes for \(width)x\(height)")
+                continue
+            }
+            let seen = (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
+            #expect(abs(seen.0 - 48) <= 5 && abs(seen.1 - 160) <= 5 && abs(seen.2 - 192) <= 5,
+                    "\(clip): \(seen), the source (48, 160, 192)")
         }
     }
 

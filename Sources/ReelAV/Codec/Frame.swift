@@ -58,6 +58,17 @@ package final class Frame {
     /// Whether the picture uses full-range ("JPEG") levels rather than video range.
     var isFullRange: Bool { pointer.pointee.color_range == AVCOL_RANGE_JPEG }
 
+    /// The YCbCr matrix the picture is tagged with (BT.709, or BT.601 as `smpte170m` or
+    /// `bt470bg`), or nil when it is untagged or tagged with another (``ColorMatrix``'s rule
+    /// by height then holds).
+    var taggedMatrix: ColorMatrix? {
+        switch pointer.pointee.colorspace {
+        case AVCOL_SPC_BT709: .bt709
+        case AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG: .bt601
+        default: nil
+        }
+    }
+
     var dataPointers: [UnsafeMutablePointer<UInt8>?] {
         withUnsafeBytes(of: pointer.pointee.data) { Array($0.bindMemory(to: UnsafeMutablePointer<UInt8>?.self)) }
     }

@@ -29,7 +29,8 @@ package final class Scaler {
 
     /// Writes `frame`'s picture into `buffer`, scaled and converted to the buffer's size and format.
     /// - Parameters:
-    ///   - frame: A decoded picture.
+    ///   - frame: A decoded picture, read in the matrix it is tagged with (a 640x360 file tagged
+    ///     `bt709` is BT.709), or by ``ColorMatrix``'s rule when untagged.
     ///   - buffer: The picture to write.
     ///   - matrix: The YCbCr matrix `buffer` is written in; nil for ``ColorMatrix``'s rule at its height.
     package func convert(_ frame: Frame, into buffer: PixelBuffer, matrix: ColorMatrix? = nil) throws(ReelError) {
@@ -37,7 +38,7 @@ package final class Scaler {
         let sourceStrides = frame.lineSizes
         try scale(sourceWidth: frame.width, sourceHeight: frame.height, sourceFormat: frame.pixelFormat,
                   sourcePointers: sourcePointers.map { UnsafePointer($0) }, sourceStrides: sourceStrides,
-                  fullRange: frame.isFullRange, matrices: (nil, matrix),
+                  fullRange: frame.isFullRange, matrices: (frame.taggedMatrix, matrix),
                   target: buffer)
     }
 

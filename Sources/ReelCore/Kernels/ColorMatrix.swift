@@ -2,8 +2,8 @@
 /// tags) or BT.709.
 ///
 /// Reel's one rule: a YCbCr picture below 720 lines is BT.601, from 720 lines up BT.709
-/// (as the ffmpeg CLI reads untagged video, and as cameras tag theirs). Reel decodes sources by
-/// it, converts between sizes across 720 lines with it, draws overlays in the output's
+/// (as the ffmpeg CLI reads untagged video, and as cameras tag theirs). Reel decodes untagged
+/// sources by it (a source tagged `bt709`, `smpte170m` or `bt470bg` by its tag), converts between sizes across 720 lines with it, draws overlays in the output's
 /// matrix, and tags every file it encodes with the matrix its pixels were made with. A JPEG
 /// (full-range `yuvj`) picture is BT.601 at any size, as JFIF defines it.
 package enum ColorMatrix: Sendable, Hashable {
