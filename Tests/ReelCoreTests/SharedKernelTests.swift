@@ -21,6 +21,17 @@ import Testing
         ])
     }
 
+    /// The weights by matrix: BT.709's are the shared ones, BT.601's its own coefficients.
+    @Test func weightsByMatrix() {
+        #expect(YCbCr.forward(.bt709) == YCbCr.forward)
+        #expect(YCbCr.inverse(.bt709) == YCbCr.inverse)
+        let (kr, kb) = (0.299, 0.114), kg = 1 - kr - kb
+        func fixed(_ value: Double) -> Int32 { Int32((value * 65_536).rounded()) }
+        let luma = 219.0 / 255, chroma = 224.0 / 255
+        #expect(YCbCr.forward(.bt601)[0] == [fixed(kr * luma), fixed(kg * luma), fixed(kb * luma)])
+        #expect(YCbCr.inverse(.bt601)[1] == [fixed(1 / luma), fixed(-2 * (1 - kb) * kb / kg / chroma), fixed(-2 * (1 - kr) * kr / kg / chroma)])
+    }
+
     @Test func eightBitConversionRoundTripsWithinALevel() {
         var worst: Int32 = 0
         for r in stride(from: Int32(0), through: 255, by: 5) {

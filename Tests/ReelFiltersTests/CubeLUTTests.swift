@@ -107,30 +107,34 @@ import Testing
         }
     }
 
-    @Test(arguments: [PixelFormat.yuv420p, .nv12])
-    func knownMappingMapsYCbCrColours(format: PixelFormat) throws {
+    /// In the picture's own matrix: BT.601 below 720 lines (4 here), BT.709 from 720 up. (By
+    /// BT.709 at 4 lines, the teal's swap came out 6 levels off on G and B.)
+    @Test(arguments: [PixelFormat.yuv420p, .nv12], [4, 720])
+    func knownMappingMapsYCbCrColours(format: PixelFormat, height: Int) throws {
         // Swap red and blue: a block of (R, G, B) comes out as the YCbCr of (B, G, R).
         var lines = ["LUT_3D_SIZE 2"]
         for b in 0..<2 { for g in 0..<2 { for r in 0..<2 { lines.append("\(b) \(g) \(r)") } } }
         let cube = try CubeLUT(text: lines.joined(separator: "\n"))
+        let (kr, kb) = height >= 720 ? (0.2126, 0.0722) : (0.299, 0.114)
         func ycbcr(_ r: Double, _ g: Double, _ b: Double) -> [Int] {
-            let y = 16 + (0.2126 * r + 0.7152 * g + 0.0722 * b) * 219 / 255
-            let cb = 128 + (b - (0.2126 * r + 0.7152 * g + 0.0722 * b)) / 1.8556 * 224 / 255
-            let cr = 128 + (r - (0.2126 * r + 0.7152 * g + 0.0722 * b)) / 1.5748 * 224 / 255
+            let luma = kr * r + (1 - kr - kb) * g + kb * b
+            let y = 16 + luma * 219 / 255
+            let cb = 128 + (b - luma) / (2 * (1 - kb)) * 224 / 255
+            let cr = 128 + (r - luma) / (2 * (1 - kr)) * 224 / 255
             return [y, cb, cr].map { Int($0.rounded()) }
         }
-        let picture = try PixelBuffer(width: 6, height: 4, pixelFormat: format)
+        let picture = try PixelBuffer(width: 6, height: height, pixelFormat: format)
         let colours: [(Double, Double, Double)] = [(200, 100, 50), (30, 160, 220), (128, 128, 128)]
         for (block, colour) in colours.enumerated() {
             let (y, cb, cr) = { (v: [Int]) in (v[0], v[1], v[2]) }(ycbcr(colour.0, colour.1, colour.2))
-            for row in 0..<4 {
+            for row in 0..<height {
                 picture.withMutablePlane(0) { luma, stride in
                     for x in 2 * block..<2 * block + 2 {
                         luma.storeBytes(of: UInt8(y), toByteOffset: row * stride + x, as: UInt8.self)
                     }
                 }
             }
-            for row in 0..<2 {
+            for row in 0..<height / 2 {
                 if format == .nv12 {
                     picture.withMutablePlane(1) { chroma, stride in
                         chroma.storeBytes(of: UInt8(cb), toByteOffset: row * stride + 2 * block, as: UInt8.self)

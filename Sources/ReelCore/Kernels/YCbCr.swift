@@ -50,6 +50,34 @@ package enum YCbCr {
     /// 1.8556 × 255/224 × 65,536.
     @usableFromInline package static var blueFromCb: Int32 { 138_438 }
 
+    /// ``forward``'s weights for `matrix` (the same numbers for BT.709).
+    /// - Parameter matrix: The YCbCr matrix.
+    /// - Returns: Rows Y, Cb, Cr; columns R, G, B; each weight × 65,536, 219/255 and 224/255 folded in.
+    package static func forward(_ matrix: ColorMatrix) -> [[Int32]] {
+        let luma = 219.0 / 255 * 65_536, chroma = 224.0 / 255 * 65_536
+        let (kr, kg, kb) = (matrix.kr, matrix.kg, matrix.kb)
+        func fixed(_ value: Double) -> Int32 { Int32(value.rounded()) }
+        return [
+            [fixed(kr * luma), fixed(kg * luma), fixed(kb * luma)],
+            [fixed(-kr / matrix.cbDivisor * chroma), fixed(-kg / matrix.cbDivisor * chroma), fixed(0.5 * chroma)],
+            [fixed(0.5 * chroma), fixed(-kg / matrix.crDivisor * chroma), fixed(-kb / matrix.crDivisor * chroma)],
+        ]
+    }
+
+    /// ``inverse``'s weights for `matrix` (the same numbers for BT.709).
+    /// - Parameter matrix: The YCbCr matrix.
+    /// - Returns: Rows R, G, B; columns Y, Cb, Cr; each weight × 65,536, 255/219 and 255/224 folded in.
+    package static func inverse(_ matrix: ColorMatrix) -> [[Int32]] {
+        let luma = 255.0 / 219 * 65_536, chroma = 255.0 / 224 * 65_536
+        let (kr, kg, kb) = (matrix.kr, matrix.kg, matrix.kb)
+        func fixed(_ value: Double) -> Int32 { Int32(value.rounded()) }
+        return [
+            [fixed(luma), 0, fixed(matrix.crDivisor * chroma)],
+            [fixed(luma), fixed(-kb / kg * matrix.cbDivisor * chroma), fixed(-kr / kg * matrix.crDivisor * chroma)],
+            [fixed(luma), fixed(matrix.cbDivisor * chroma), 0],
+        ]
+    }
+
     /// Video-range Y, Cb, Cr (each clamped to 0...255) of 8-bit R, G, B, rounded.
     /// - Parameters:
     ///   - r: red, 0...255.

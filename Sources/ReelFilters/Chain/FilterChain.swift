@@ -241,9 +241,10 @@ final class BlurStage: Stage {
 
 final class CubeStage: Stage {
     private let cube: CubeLUT
-    /// The lattice for RGB pictures and the one for YCbCr pictures, each made when a picture
-    /// first needs it (a 256-point cube's is 268 MB).
-    private let lattices = PosixMutex<(rgb: CubeLUT.Prepared?, video: CubeLUT.Prepared?)>((nil, nil))
+    /// The lattice for RGB pictures and those for YCbCr pictures (one a matrix: BT.601 below
+    /// 720 lines, BT.709 from 720 up, ``ColorMatrix``), each made when a picture first needs
+    /// it (a 256-point cube's is 268 MB).
+    private let lattices = PosixMutex<(rgb: CubeLUT.Prepared?, video: [ColorMatrix: CubeLUT.Prepared])>((nil, [:]))
 
     init(cube: CubeLUT) { self.cube = cube }
 
@@ -254,10 +255,11 @@ final class CubeStage: Stage {
         case .yuv420p, .nv12: videoRange = true
         default: throw ReelError(.unsupported, "ColorCube runs on rgba, bgra, yuv420p and nv12, not \(input.pixelFormat)")
         }
+        let matrix = ColorMatrix(height: input.height)
         let table = lattices.withLock { made -> CubeLUT.Prepared in
-            if let table = videoRange ? made.video : made.rgb { return table }
-            let table = cube.prepared(videoRange: videoRange)
-            if videoRange { made.video = table } else { made.rgb = table }
+            if let table = videoRange ? made.video[matrix] : made.rgb { return table }
+            let table = cube.prepared(videoRange: videoRange, matrix: matrix)
+            if videoRange { made.video[matrix] = table } else { made.rgb = table }
             return table
         }
         try table.apply(input, into: output)

@@ -8,8 +8,12 @@ extension CubeLUT {
         let size: Int
         /// Whether this is the table for YCbCr pictures.
         let videoRange: Bool
+        /// YCbCr pictures' matrix (BT.709 for RGB ones, where it is unused).
+        let matrix: ColorMatrix
+        /// R, G, B from luma − 16, Cb − 128 and Cr − 128 in `matrix` (``YCbCr/inverse(_:)``).
+        let inverse: [[Int32]]
         /// `size`³ points, red fastest: (R, G, B, 0), each 0...255 << 8; for YCbCr pictures
-        /// the same points as BT.709 video-range (Y, Cb, Cr, 0). The conversion is linear,
+        /// the same points as video-range (Y, Cb, Cr, 0) in `matrix`. The conversion is linear,
         /// so converting the points and then interpolating is converting the interpolated
         /// colour (to within the rounding), and a pixel needs no conversion back.
         let points: [SIMD4<Int32>]
@@ -23,11 +27,11 @@ extension CubeLUT {
         let corners: [(Int32, Int32)]
     }
 
-    /// The table for RGB pictures, or with `videoRange` for YCbCr ones.
-    func prepared(videoRange: Bool) -> Prepared {
+    /// The table for RGB pictures, or with `videoRange` for YCbCr ones in `matrix`.
+    func prepared(videoRange: Bool, matrix: ColorMatrix = .bt709) -> Prepared {
         let n = size
         var points = [SIMD4<Int32>](repeating: .zero, count: n * n * n)
-        let toVideo = YCbCr.forward.map { $0.map(Double.init) }
+        let toVideo = YCbCr.forward(matrix).map { $0.map(Double.init) }
         for index in points.indices {
             func level(_ channel: Int) -> Double { min(max(Double(values[3 * index + channel]), 0), 1) * 255 }
             let (r, g, b) = (level(0), level(1), level(2))
@@ -64,7 +68,8 @@ extension CubeLUT {
         corners[Prepared.tetrahedron(0, 1, 2)] = (b, g + b)   // blue ≥ green ≥ red
         corners[Prepared.tetrahedron(0, 2, 1)] = (g, g + b)   // green > blue ≥ red
         corners[Prepared.tetrahedron(1, 2, 0)] = (g, r + g)   // green ≥ red > blue
-        return Prepared(size: n, videoRange: videoRange, points: points, offsets: offsets, weights: weights, corners: corners)
+        return Prepared(size: n, videoRange: videoRange, matrix: matrix, inverse: YCbCr.inverse(matrix), points: points,
+                        offsets: offsets, weights: weights, corners: corners)
     }
 }
 
@@ -106,7 +111,7 @@ extension CubeLUT.Prepared {
     }
 
     /// Writes `source` through the table into `target`: RGBA and BGRA map per pixel with
-    /// the RGB table; yuv420p and nv12 go to RGB per pixel (a 3D table mixes channels, so no
+    /// the RGB table; yuv420p and nv12 (in the table's matrix) go to RGB per pixel (a 3D table mixes channels, so no
     /// YCbCr shortcut exists) and come back through the video-range table.
     func apply(_ source: PixelBuffer, into target: PixelBuffer) throws(ReelError) {
         let rgb = source.pixelFormat == .rgba || source.pixelFormat == .bgra
@@ -163,6 +168,9 @@ extension CubeLUT.Prepared {
         let (step, crOffset) = interleaved ? (2, 1) : (1, 0)
         let chromaRows = source.planes[1].height, chromaColumns = source.planes[1].width
         let width = source.width, height = source.height
+        // YCbCr.toRGB's weights, in the table's matrix.
+        let (lumaWeight, redFromCr) = (inverse[0][0], inverse[0][2])
+        let (greenFromCb, greenFromCr, blueFromCb) = (inverse[1][1], inverse[1][2], inverse[2][1])
         source.withPlane(0) { lumaIn, lumaInStride in
         target.withMutablePlane(0) { lumaOut, lumaOutStride in
         source.withPlane(1) { cbIn, cbInStride in
@@ -181,15 +189,15 @@ extension CubeLUT.Prepared {
                         // YCbCr.toRGB, its chroma half once for the block.
                         let u = Int32(cbRow.load(fromByteOffset: step &* cx, as: UInt8.self)) &- 128
                         let v = Int32(crRow.load(fromByteOffset: step &* cx, as: UInt8.self)) &- 128
-                        let redTerm = YCbCr.redFromCr &* v &+ 32_768
-                        let greenTerm = YCbCr.greenFromCb &* u &+ YCbCr.greenFromCr &* v &+ 32_768
-                        let blueTerm = YCbCr.blueFromCb &* u &+ 32_768
+                        let redTerm = redFromCr &* v &+ 32_768
+                        let greenTerm = greenFromCb &* u &+ greenFromCr &* v &+ 32_768
+                        let blueTerm = blueFromCb &* u &+ 32_768
                         let columns = 2 &* cx..<min(2 &* cx &+ 2, width)
                         var sum = SIMD4<Int32>.zero
                         for row in 0..<lumaRows {
                             let lumaRow = i + row &* lumaInStride, lumaRowOut = o + row &* lumaOutStride
                             for x in columns {
-                                let l = YCbCr.lumaWeight &* (Int32(lumaRow.load(fromByteOffset: x, as: UInt8.self)) &- 16)
+                                let l = lumaWeight &* (Int32(lumaRow.load(fromByteOffset: x, as: UInt8.self)) &- 16)
                                 let mapped = lattice.map(Self.byte((l &+ redTerm) &>> 16), Self.byte((l &+ greenTerm) &>> 16),
                                                          Self.byte((l &+ blueTerm) &>> 16))
                                 lumaRowOut.storeBytes(of: UInt8(truncatingIfNeeded: mapped[0]), toByteOffset: x, as: UInt8.self)
