@@ -158,17 +158,7 @@ import Testing
                     ["transcode", directory.appendingPathComponent("\(clip).mp4").path, "-o", out.path, "--codec", codec,
                      "--size", size], timeout: 600)
                 guard result.status == 0 else { throw TestFailure("reel transcode \(name): \(result.standardError)") }
-                let (rgb, stream) = try decoded(out, name: name)
-                #expect(tags(stream) == "\(expected)/\(expected)/\(expected)/tv", "\(name) tags: \(tags(stream))")
-                let width = stream.width ?? 0, height = stream.height ?? 0
-                let i = 3 * ((height / 2) * width + width / 2)
-                guard i + 2 < rgb.count else {
-                    Issue.record("\(name): \(rgb.count) bytes for \(width)x\(height)")
-                    continue
-                }
-                let seen = (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
-                #expect(abs(seen.0 - 48) <= 5 && abs(seen.1 - 160) <= 5 && abs(seen.2 - 192) <= 5,
-                        "\(name): \(seen), the source (48, 160, 192)")
+                try checkTeal(out, name: name, tagged: expected)
             }
         }
     }
@@ -181,18 +171,23 @@ import Testing
             let out = directory.appendingPathComponent("\(clip)-out.mp4")
             let result = try ProcessRunner.reel(["transcode", directory.appendingPathComponent("\(clip).mp4").path, "-o", out.path], timeout: 600)
             guard result.status == 0 else { throw TestFailure("reel transcode \(clip): \(result.standardError)") }
-            let (rgb, stream) = try decoded(out, name: "\(clip)-out")
-            #expect(tags(stream) == "\(expected)/\(expected)/\(expected)/tv", "\(clip) tags: \(tags(stream))")
-            let width = stream.width ?? 0, height = stream.height ?? 0
-            let i = 3 * ((height / 2) * width + width / 2)
-            guard i + 2 < rgb.count else {
-                Issue.record("\(clip): \(rgb.count) bytes for \(width)x\(height)")
-                continue
-            }
-            let seen = (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
-            #expect(abs(seen.0 - 48) <= 5 && abs(seen.1 - 160) <= 5 && abs(seen.2 - 192) <= 5,
-                    "\(clip): \(seen), the source (48, 160, 192)")
+            try checkTeal(out, name: "\(clip)-out", tagged: expected)
         }
+    }
+
+    /// `out` is tagged `matrix` in all three fields, video range, and its middle pixel reads
+    /// back within 5 of the teal (48, 160, 192).
+    private func checkTeal(_ out: URL, name: String, tagged matrix: String) throws {
+        let (rgb, stream) = try decoded(out, name: name)
+        #expect(tags(stream) == "\(matrix)/\(matrix)/\(matrix)/tv", "\(name) tags: \(tags(stream))")
+        let width = stream.width ?? 0, height = stream.height ?? 0
+        let i = 3 * ((height / 2) * width + width / 2)
+        guard i + 2 < rgb.count else {
+            Issue.record("\(name): \(rgb.count) bytes for \(width)x\(height)")
+            return
+        }
+        let seen = (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
+        #expect(abs(seen.0 - 48) <= 5 && abs(seen.1 - 160) <= 5 && abs(seen.2 - 192) <= 5, "\(name): \(seen), the source (48, 160, 192)")
     }
 
     /// 640x360: BT.601, tagged smpte170m; the HD clip is converted from BT.709 on the way down.
