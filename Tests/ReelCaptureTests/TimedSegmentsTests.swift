@@ -17,7 +17,7 @@ import Testing
     }
 
     /// A session on the stepped clock, the virtual camera and microphone handed to `streamer`;
-    /// `handed` gets the camera's counter of each picture handed over, after it was.
+    /// `handed` gets the camera's counter of each picture its writer took, after it did.
     fileprivate func capture(
         feeding streamer: LiveStreamer, handed: PosixMutex<[Int]>,
         preset: CaptureSession.Preset = .low
@@ -29,8 +29,12 @@ import Testing
         try session.add(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         let pictures = VideoDataOutput()
         pictures.setSampleBufferHandler(queue: DispatchQueue(label: "test.timed.video")) { sample in
+            // Only the pictures the writer took: on a loaded machine it has no room for some.
+            let before = streamer.statistics.frames
             streamer.appendVideo(sample)
-            if let picture = sample.pixelBuffer { handed.withLock { $0.append(VirtualCamera.readCounter(picture)) } }
+            if streamer.statistics.frames > before, let picture = sample.pixelBuffer {
+                handed.withLock { $0.append(VirtualCamera.readCounter(picture)) }
+            }
         }
         try session.add(pictures)
         let sound = AudioDataOutput()
@@ -59,6 +63,18 @@ import Testing
                 lines.withLock { $0.append(line) }
             }
             capture = try suite.capture(feeding: streamer, handed: handed)
+        }
+
+        /// The newest picture the writer took, once those the camera already gave have reached
+        /// it (the clock stands still: the count stays the same over 0.6 s).
+        func newestTaken() throws -> Int {
+            var (count, still) = (-1, 0)
+            for _ in 0..<100 where still < 3 {
+                Thread.sleep(forTimeInterval: 0.2)
+                let now = handed.withLock { $0.count }
+                (count, still) = (now, now == count ? still + 1 : 0)
+            }
+            return try #require(handed.withLock { $0.last })
         }
 
         /// Moves the clock on until the save asked for is written (or fails), stops, and returns it.
@@ -206,7 +222,7 @@ import Testing
     }
 
     /// `--replay-buffer 3` with a camera dropping frames saves exactly the last 3 s: the file
-    /// lasts 3 s (a frame either way), ends with the newest picture handed over before the
+    /// lasts 3 s (a frame either way), ends with the newest picture the writer took before the
     /// save, starts with the picture on screen 3 s before its end, and every flash has its
     /// click. (Keyframes every 30 frames gave 1.5–2.3 s segments here and a replay up to two of them longer.)
     @Test func replaySavesExactlyTheLastSecondsWhenTheCameraDropsFrames() throws {
@@ -216,8 +232,7 @@ import Testing
         capture.advance(0.5)
         advanceDropping(capture, seconds: 6.3)
         capture.advance(0.2)
-        Thread.sleep(forTimeInterval: 0.3)
-        let newest = try #require(rig.handed.withLock { $0.last })
+        let newest = try rig.newestTaken()
         rig.buffer.save()
         advanceDropping(capture, seconds: 1.4)
         let replay = try rig.replay()
@@ -230,8 +245,9 @@ import Testing
         let frames = try counters(replay)
         let first = try #require(frames.first), last = try #require(frames.last)
         #expect(zip(frames, frames.dropFirst()).allSatisfy { $1 > $0 }, "\(frames)")
-        // The last picture is the newest handed over (or one the encoder had no room for before it).
-        #expect(last <= newest && last >= newest - 2, "last \(last), newest handed \(newest)")
+        // The last picture is the newest the writer took. (Counting those it had no room for, a
+        // CI run at load found the replay 16 counters short of the newest handed over.)
+        #expect(last == newest, "last \(last), newest taken \(newest)")
         // 3 s of the camera's 30 fps from the first picture's start to the last one's end, the
         // first shown from before the start when the camera dropped the frames there.
         // (A picture on screen at the start but dropped just before it is not shown: FFmpeg's
@@ -244,7 +260,7 @@ import Testing
             sync.lost == 0 && (sync.offsets.map(abs).max() ?? 0) <= 1.0 / 30 + 1e-3,
             "flashes \(measured.flashes), clicks \(measured.clicks)")
         print(
-            "replay with dropped frames: \(frames.count) frames, counters \(first)-\(last) (\(span) s), newest handed \(newest), "
+            "replay with dropped frames: \(frames.count) frames, counters \(first)-\(last) (\(span) s), newest taken \(newest), "
                 + "\(probe.duration ?? 0) s; flashes \(measured.flashes.count), offsets \(sync.offsets.map { ($0 * 1000).rounded() }) ms"
         )
     }
@@ -259,8 +275,7 @@ import Testing
         let capture = rig.capture
         capture.session.startRunning()
         advanceSteadily(capture, seconds: 3.6)
-        Thread.sleep(forTimeInterval: 0.3)
-        let newest = try #require(rig.handed.withLock { $0.last })
+        let newest = try rig.newestTaken()
         rig.buffer.save()
         capture.clock.advance(by: MediaTime(value: 1200, timescale: 1000), step: MediaTime(value: 1200, timescale: 1000))
         let replay = try rig.replay()
@@ -270,10 +285,10 @@ import Testing
             abs((video.duration ?? 0) - 2) <= 1.0 / 30 + 1e-3 && abs((audio.duration ?? 0) - (video.duration ?? 0)) < 0.03,
             "video \(video.duration ?? 0) s, audio \(audio.duration ?? 0) s")
         let frames = try counters(replay)
-        // Its last picture is the newest handed over (or one the encoder had no room for before it).
+        // Its last picture is the newest the writer took.
         let last = try #require(frames.last)
         #expect(
-            last <= newest && last >= newest - 3 && frames.count >= 30, "\(frames.count) frames, last \(last), newest \(newest)")
+            last == newest && frames.count >= 30, "\(frames.count) frames, last \(last), newest taken \(newest)")
     }
 
     /// `--hls` and `--replay-buffer` together: one writer's 1 s segments serve both, the
@@ -440,15 +455,21 @@ import Testing
         Thread.sleep(forTimeInterval: 1)
         let later = try String(contentsOf: folder.appendingPathComponent("playlist.m3u8"), encoding: .utf8)
         _ = try checkLowLatency(later, folder: folder)
-        // Parts leave the folder six target durations back (three after they leave the
-        // playlist): by 16 s the first segment's are gone, its own file and the newer parts kept.
-        advanceSteadily(capture, seconds: 9)
+        // Parts leave the folder six target durations after their segment (three after they
+        // leave the playlist): 12 s on from the first segment's end with 2 s segments, 18 s when
+        // a late picture made one 2.1 s long (the target is then 3). The first segment's parts
+        // go, its own file stays, and every part the playlist lists is there.
+        var files: [String] = []
+        for _ in 0..<30 {
+            advanceSteadily(capture, seconds: 1)
+            files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            if !files.contains("segment-00001.1.m4s") { break }
+        }
         Thread.sleep(forTimeInterval: 1)
         let late = try String(contentsOf: folder.appendingPathComponent("playlist.m3u8"), encoding: .utf8)
         _ = try checkLowLatency(late, folder: folder)
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(!files.contains { $0.hasPrefix("segment-00001.") && $0 != "segment-00001.m4s" }, "\(files.sorted())")
-        #expect(files.contains("segment-00001.m4s") && files.contains { $0.hasPrefix("segment-00006.") }, "\(files.sorted())")
+        #expect(files.contains("segment-00001.m4s"), "\(files.sorted())")
         streamer.stop()
         capture.session.stopRunning()
         let final = try String(contentsOf: folder.appendingPathComponent("playlist.m3u8"), encoding: .utf8)
