@@ -34,7 +34,7 @@ debug:
 # Suites that play or record in real time (sound through PulseAudio, a screen through
 # x11grab, a camera at its rate) need the optimised binary and the CPU to themselves: they
 # run one at a time after the rest.
-REAL_TIME_SUITES = RealTimeRecordingTests|RealTimeStabilizationTests|RealTimeSlowMotionTests|PlayerSoundTests|PlaySyncTests
+REAL_TIME_SUITES = RealTimeRecordingTests|RealTimeStabilizationTests|RealTimeSlowMotionTests|StudioSoundTests|PlayerSoundTests|PlaySyncTests
 
 test: deps lint
 	$(SWIFT) build --build-tests
@@ -46,6 +46,7 @@ test: deps lint
 	$(SWIFT) test --skip-build --filter RealTimeRecordingTests
 	$(SWIFT) test --skip-build --filter RealTimeStabilizationTests
 	$(SWIFT) test --skip-build --filter RealTimeSlowMotionTests
+	$(SWIFT) test --skip-build --filter StudioSoundTests
 	$(SWIFT) test --skip-build --no-parallel --filter 'PlayerSoundTests|PlaySyncTests'
 
 demo: deps build
