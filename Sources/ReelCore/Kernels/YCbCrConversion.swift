@@ -1,0 +1,92 @@
+/// Converts video-range 8-bit YCbCr from one matrix to the other (BT.709 to BT.601 or back)
+/// in place, without going through RGB.
+///
+/// Both matrices keep grey grey, so the conversion is one 3×3 matrix on (Y′, Cb, Cr) whose
+/// luma row is Y′ plus a little of Cb and Cr, and whose chroma rows mix Cb and Cr alone:
+/// three multiplies a luma sample and four a chroma pair. libswscale, asked for the same, makes
+/// a cascade that goes through 16-bit RGB at the larger of the two sizes, about ten times the
+/// work; a picture scaled across 720 lines (a 720p clip in a 640x360 composition) paid that on
+/// every frame. Each luma sample takes the chroma of the sample it is sited with (the
+/// co-sited chroma, read before it is converted); colours that stay inside RGB's cube come out
+/// as the RGB round trip gives them, to the rounding.
+package struct YCbCrConversion: Sendable, Equatable {
+    /// Y′ += (lumaFromCb (Cb − 128) + lumaFromCr (Cr − 128)) / 65,536.
+    package let lumaFromCb: Int32, lumaFromCr: Int32
+    /// Cb′ − 128 = (cbFromCb (Cb − 128) + cbFromCr (Cr − 128)) / 65,536.
+    package let cbFromCb: Int32, cbFromCr: Int32
+    /// Cr′ − 128 = (crFromCb (Cb − 128) + crFromCr (Cr − 128)) / 65,536.
+    package let crFromCb: Int32, crFromCr: Int32
+
+    /// The conversion from `source`'s matrix to `target`'s; nil when they are the same.
+    /// - Parameters:
+    ///   - source: The matrix the samples are in.
+    ///   - target: The matrix to write them in.
+    package init?(from source: ColorMatrix, to target: ColorMatrix) {
+        guard source != target else { return nil }
+        // (y, pb, pr) -> R, G, B by the source's matrix, then back by the target's; y from 0 to
+        // 1, pb and pr from -0.5 to 0.5.
+        let toRGB: [[Double]] = [
+            [1, 0, source.crDivisor],
+            [1, -source.kb / source.kg * source.cbDivisor, -source.kr / source.kg * source.crDivisor],
+            [1, source.cbDivisor, 0],
+        ]
+        let fromRGB: [[Double]] = [
+            [target.kr, target.kg, target.kb],
+            [-target.kr / target.cbDivisor, -target.kg / target.cbDivisor, (1 - target.kb) / target.cbDivisor],
+            [(1 - target.kr) / target.crDivisor, -target.kg / target.crDivisor, -target.kb / target.crDivisor],
+        ]
+        func product(_ row: Int, _ column: Int) -> Double {
+            (0..<3).reduce(0) { $0 + fromRGB[row][$1] * toRGB[$1][column] }
+        }
+        func fixed(_ value: Double) -> Int32 { Int32((value * 65_536).rounded()) }
+        // Luma's steps are 219 levels to chroma's 224.
+        lumaFromCb = fixed(product(0, 1) * 219 / 224)
+        lumaFromCr = fixed(product(0, 2) * 219 / 224)
+        cbFromCb = fixed(product(1, 1))
+        cbFromCr = fixed(product(1, 2))
+        crFromCb = fixed(product(2, 1))
+        crFromCr = fixed(product(2, 2))
+    }
+
+    /// Converts a planar picture in place: luma first (by the chroma as it was), then chroma.
+    /// - Parameters:
+    ///   - planes: The Y′, Cb and Cr planes, 8 bits a sample.
+    ///   - strides: Each plane's bytes a row.
+    ///   - width: The picture's width in luma samples.
+    ///   - height: The picture's height in luma rows.
+    ///   - chromaShift: log2 of the chroma subsampling, across and down (1, 1 for 4:2:0).
+    package func apply(
+        planes: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
+        strides: (Int, Int, Int), width: Int, height: Int, chromaShift: (x: Int, y: Int)
+    ) {
+        guard width > 0, height > 0 else { return }
+        let chromaWidth = (width + (1 << chromaShift.x) - 1) >> chromaShift.x
+        let chromaHeight = (height + (1 << chromaShift.y) - 1) >> chromaShift.y
+        let (luma, cb, cr) = planes
+        let (lumaFromCb, lumaFromCr) = (lumaFromCb, lumaFromCr)
+        ParallelRows.run(rows: height) { rows in
+            for row in rows {
+                let lumaRow = luma + row * strides.0
+                let chromaRow = (row >> chromaShift.y)
+                let cbRow = UnsafePointer(cb + chromaRow * strides.1), crRow = UnsafePointer(cr + chromaRow * strides.2)
+                for column in 0..<width {
+                    let chroma = column >> chromaShift.x
+                    let u = Int32(cbRow[chroma]) - 128, v = Int32(crRow[chroma]) - 128
+                    let value = Int32(lumaRow[column]) + ((lumaFromCb * u + lumaFromCr * v + 32_768) >> 16)
+                    lumaRow[column] = UInt8(clamping: value)
+                }
+            }
+        }
+        let (cbFromCb, cbFromCr, crFromCb, crFromCr) = (cbFromCb, cbFromCr, crFromCb, crFromCr)
+        ParallelRows.run(rows: chromaHeight) { rows in
+            for row in rows {
+                let cbRow = cb + row * strides.1, crRow = cr + row * strides.2
+                for column in 0..<chromaWidth {
+                    let u = Int32(cbRow[column]) - 128, v = Int32(crRow[column]) - 128
+                    cbRow[column] = UInt8(clamping: 128 + ((cbFromCb * u + cbFromCr * v + 32_768) >> 16))
+                    crRow[column] = UInt8(clamping: 128 + ((crFromCb * u + crFromCr * v + 32_768) >> 16))
+                }
+            }
+        }
+    }
+}
