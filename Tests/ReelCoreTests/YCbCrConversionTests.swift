@@ -109,4 +109,26 @@ import Testing
             abs(Int(got.0) - Int(want.0)) <= 1 && abs(Int(got.1) - Int(want.1)) <= 1 && abs(Int(got.2) - Int(want.2)) <= 1,
             "\(got) for \(want)")
     }
+    /// 4:4:4 (no subsampling): each sample converts by its own chroma.
+    @Test func fullChromaConvertsEachSampleByItsOwn() throws {
+        let colours: [(Double, Double, Double)] = [(1, 0, 0), (0, 1, 0), (0, 0, 1), (0.2, 0.6, 0.75), (1, 1, 1)]
+        let source = colours.map { YCbCr.videoRange(red: $0.0, green: $0.1, blue: $0.2, matrix: .bt709) }
+        var (luma, cb, cr) = (source.map(\.0), source.map(\.1), source.map(\.2))
+        let conversion = try #require(YCbCrConversion(from: .bt709, to: .bt601))
+        luma.withUnsafeMutableBufferPointer { y in
+            cb.withUnsafeMutableBufferPointer { u in
+                cr.withUnsafeMutableBufferPointer { v in
+                    guard let y = y.baseAddress, let u = u.baseAddress, let v = v.baseAddress else { return }
+                    conversion.apply(planes: (y, u, v), strides: (5, 5, 5), width: 5, height: 1, chromaShift: (0, 0))
+                }
+            }
+        }
+        for (index, colour) in colours.enumerated() {
+            let want = YCbCr.videoRange(red: colour.0, green: colour.1, blue: colour.2, matrix: .bt601)
+            let got = (luma[index], cb[index], cr[index])
+            #expect(
+                abs(Int(got.0) - Int(want.0)) <= 1 && abs(Int(got.1) - Int(want.1)) <= 1 && abs(Int(got.2) - Int(want.2)) <= 1,
+                "\(colour): \(got) for \(want)")
+        }
+    }
 }

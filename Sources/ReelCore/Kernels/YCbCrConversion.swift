@@ -48,43 +48,57 @@ package struct YCbCrConversion: Sendable, Equatable {
         crFromCr = fixed(product(2, 2))
     }
 
-    /// Converts a planar picture in place: luma first (by the chroma as it was), then chroma.
+    /// Converts a planar picture in place, a chroma row at a time: its luma rows by the chroma
+    /// as it was (one offset a chroma sample, shared by the luma samples sited with it), then
+    /// the chroma row itself.
     /// - Parameters:
     ///   - planes: The Y′, Cb and Cr planes, 8 bits a sample.
     ///   - strides: Each plane's bytes a row.
     ///   - width: The picture's width in luma samples.
     ///   - height: The picture's height in luma rows.
-    ///   - chromaShift: log2 of the chroma subsampling, across and down (1, 1 for 4:2:0).
+    ///   - chromaShift: log2 of the chroma subsampling, across and down (1, 1 for 4:2:0; 0 or 1 each).
     package func apply(
         planes: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
         strides: (Int, Int, Int), width: Int, height: Int, chromaShift: (x: Int, y: Int)
     ) {
-        guard width > 0, height > 0 else { return }
+        guard width > 0, height > 0, (0...1).contains(chromaShift.x), (0...1).contains(chromaShift.y) else { return }
         let chromaWidth = (width + (1 << chromaShift.x) - 1) >> chromaShift.x
         let chromaHeight = (height + (1 << chromaShift.y) - 1) >> chromaShift.y
         let (luma, cb, cr) = planes
-        let (lumaFromCb, lumaFromCr) = (lumaFromCb, lumaFromCr)
-        ParallelRows.run(rows: height) { rows in
-            for row in rows {
-                let lumaRow = luma + row * strides.0
-                let chromaRow = (row >> chromaShift.y)
-                let cbRow = UnsafePointer(cb + chromaRow * strides.1), crRow = UnsafePointer(cr + chromaRow * strides.2)
-                for column in 0..<width {
-                    let chroma = column >> chromaShift.x
-                    let u = Int32(cbRow[chroma]) - 128, v = Int32(crRow[chroma]) - 128
-                    let value = Int32(lumaRow[column]) + ((lumaFromCb * u + lumaFromCr * v + 32_768) >> 16)
-                    lumaRow[column] = UInt8(clamping: value)
-                }
-            }
-        }
-        let (cbFromCb, cbFromCr, crFromCb, crFromCr) = (cbFromCb, cbFromCr, crFromCb, crFromCr)
-        ParallelRows.run(rows: chromaHeight) { rows in
+        let conversion = self
+        ParallelRows.run(rows: chromaHeight, minimumRows: 32) { rows in
+            let offsets = UnsafeMutablePointer<Int32>.allocate(capacity: chromaWidth)
+            defer { offsets.deallocate() }
             for row in rows {
                 let cbRow = cb + row * strides.1, crRow = cr + row * strides.2
                 for column in 0..<chromaWidth {
                     let u = Int32(cbRow[column]) - 128, v = Int32(crRow[column]) - 128
-                    cbRow[column] = UInt8(clamping: 128 + ((cbFromCb * u + cbFromCr * v + 32_768) >> 16))
-                    crRow[column] = UInt8(clamping: 128 + ((crFromCb * u + crFromCr * v + 32_768) >> 16))
+                    offsets[column] = (conversion.lumaFromCb &* u &+ conversion.lumaFromCr &* v &+ 32_768) >> 16
+                    let newCb = 128 &+ ((conversion.cbFromCb &* u &+ conversion.cbFromCr &* v &+ 32_768) >> 16)
+                    let newCr = 128 &+ ((conversion.crFromCb &* u &+ conversion.crFromCr &* v &+ 32_768) >> 16)
+                    cbRow[column] = UInt8(truncatingIfNeeded: min(max(newCb, 0), 255))
+                    crRow[column] = UInt8(truncatingIfNeeded: min(max(newCr, 0), 255))
+                }
+                let firstLumaRow = row << chromaShift.y
+                for lumaRowIndex in firstLumaRow..<min(height, firstLumaRow + (1 << chromaShift.y)) {
+                    let lumaRow = luma + lumaRowIndex * strides.0
+                    if chromaShift.x == 0 {
+                        for column in 0..<width {
+                            lumaRow[column] = UInt8(
+                                truncatingIfNeeded: min(max(Int32(lumaRow[column]) &+ offsets[column], 0), 255))
+                        }
+                    } else {
+                        for column in 0..<width / 2 {
+                            let offset = offsets[column]
+                            let left = Int32(lumaRow[2 * column]) &+ offset, right = Int32(lumaRow[2 * column + 1]) &+ offset
+                            lumaRow[2 * column] = UInt8(truncatingIfNeeded: min(max(left, 0), 255))
+                            lumaRow[2 * column + 1] = UInt8(truncatingIfNeeded: min(max(right, 0), 255))
+                        }
+                        if width % 2 == 1 {
+                            let last = Int32(lumaRow[width - 1]) &+ offsets[chromaWidth - 1]
+                            lumaRow[width - 1] = UInt8(truncatingIfNeeded: min(max(last, 0), 255))
+                        }
+                    }
                 }
             }
         }
