@@ -13,8 +13,9 @@ import Testing
     init() throws {
         directory = try Paths.temporaryDirectory("reel-time-effects")
         // 2 s at 25 fps whose every frame is its own grey: 20 + 4 n, losslessly coded.
-        try LosslessClips.make("nullsrc=s=64x64:r=25:d=2,geq=lum='20+4*N':cb=128:cr=128,format=yuv420p", tone: 440,
-                               seconds: 2, to: directory.appendingPathComponent("ramp.mp4"))
+        try LosslessClips.make(
+            "nullsrc=s=64x64:r=25:d=2,geq=lum='20+4*N':cb=128:cr=128,format=yuv420p", tone: 440,
+            seconds: 2, to: directory.appendingPathComponent("ramp.mp4"))
     }
 
     /// The grey of each frame of `url`, as decoded (the middle pixel).
@@ -31,11 +32,18 @@ import Testing
         return try greys(url).map { grey in source.indices.min { abs(source[$0] - grey) < abs(source[$1] - grey) } ?? -1 }
     }
 
+    /// `reel compose` of `json`, its temporary files in `<name>-tmp` of the test's folder
+    /// (TMPDIR): other suites running at once make their own copies in the shared one.
     private func compose(_ json: String, _ name: String) throws -> URL {
         let spec = directory.appendingPathComponent("\(name).json")
         try json.write(to: spec, atomically: true, encoding: .utf8)
         let out = directory.appendingPathComponent("\(name).mp4")
-        let result = try ProcessRunner.reel(["compose", spec.path, "-o", out.path])
+        let scratch = directory.appendingPathComponent("\(name)-tmp")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = scratch.path
+        let result = try ProcessRunner.run(
+            Paths.reelBinary.path, ["compose", spec.path, "-o", out.path], environment: environment)
         guard result.status == 0 else { throw TestFailure("reel compose \(name): \(result.standardError)") }
         return out
     }
@@ -44,7 +52,8 @@ import Testing
     /// frames, every other frame once and in order; 65 frames and 2.6 s of picture and sound.
     @Test(arguments: [1.0, 0.5])
     func freezeHoldsTheFrameForItsDuration(speed: Double) throws {
-        let out = try compose("""
+        let out = try compose(
+            """
             {"frameRate": 25, "clips": [{"file": "ramp.mp4", "speed": \(speed), "freeze": {"at": 0.4, "duration": 0.6}}]}
             """, "freeze-\(speed)")
         let frames = try sourceFrames(out)
@@ -68,7 +77,8 @@ import Testing
     /// 0.4–1.6 s of the ramp backwards, then all of it forwards: frames 39 down to 10, then 0
     /// to 49; 80 frames, 3.2 s of picture and of sound.
     @Test func reverseShowsTheFramesLastFirst() throws {
-        let out = try compose("""
+        let out = try compose(
+            """
             {"frameRate": 25, "clips": [{"file": "ramp.mp4", "reverse": true, "range": {"start": 0.4, "end": 1.6}},
                                         {"file": "ramp.mp4"}]}
             """, "reverse")
@@ -78,7 +88,8 @@ import Testing
         #expect(abs((probe.streams(ofType: "video").first?.duration ?? 0) - 3.2) <= 0.001)
         #expect(abs((probe.streams(ofType: "audio").first?.duration ?? 0) - 3.2) <= 0.03)
         // The reversed copy is gone with the export.
-        let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("reel-reverse-") }
+        let scratch = directory.appendingPathComponent("reverse-tmp")
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
         #expect(left.isEmpty, "\(left)")
     }
 
@@ -86,15 +97,20 @@ import Testing
     /// frequency of its zero crossings at its start and end.
     @Test func reverseTurnsTheSoundAround() throws {
         let sweep = directory.appendingPathComponent("sweep.mp4")
-        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=25:duration=2",
-                                  "-f", "lavfi", "-i", "aevalsrc='sin(2*PI*(200*t+400*t*t))':s=48000:d=2",
-                                  "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", sweep.path])
+        try ProcessRunner.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=25:duration=2",
+            "-f", "lavfi", "-i", "aevalsrc='sin(2*PI*(200*t+400*t*t))':s=48000:d=2",
+            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", sweep.path,
+        ])
         let reversed = directory.appendingPathComponent("sweep-reversed.mov")
-        try ReversedCopy.write(try ReelAsset.Asset(url: sweep), range: MediaTimeRange(start: .zero, duration: MediaTime(value: 2, timescale: 1)),
-                               to: reversed)
+        try ReversedCopy.write(
+            try ReelAsset.Asset(url: sweep), range: MediaTimeRange(start: .zero, duration: MediaTime(value: 2, timescale: 1)),
+            to: reversed)
         func frequency(_ url: URL, from start: Double) throws -> Double {
             let raw = directory.appendingPathComponent("pcm-\(url.lastPathComponent)-\(start).f32")
-            try ProcessRunner.ffmpeg(["-ss", "\(start)", "-t", "0.2", "-i", url.path, "-ac", "1", "-f", "f32le", "-ar", "48000", raw.path])
+            try ProcessRunner.ffmpeg([
+                "-ss", "\(start)", "-t", "0.2", "-i", url.path, "-ac", "1", "-f", "f32le", "-ar", "48000", raw.path,
+            ])
             let data = try Data(contentsOf: raw)
             let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
             let crossings = zip(samples, samples.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
@@ -107,9 +123,18 @@ import Testing
 
     @Test(arguments: [
         (#"{"file": "ramp.mp4", "reverse": "yes"}"#, "clips[0].reverse: wants true or false"),
-        (#"{"file": "ramp.mp4", "freeze": {"at": 3, "duration": 1}}"#, "clips[0].freeze.at: 3.0 s is not inside the clip, which plays 2.0 s"),
-        (#"{"file": "ramp.mp4", "freeze": {"at": 1, "duration": 0}}"#, "clips[0].freeze.duration: wants a number above 0 and at most 86400 seconds, not 0"),
-        (#"{"file": "ramp.mp4", "freeze": {"at": -1, "duration": 1}}"#, "clips[0].freeze.at: wants a number from 0 to 10000000 seconds, not -1"),
+        (
+            #"{"file": "ramp.mp4", "freeze": {"at": 3, "duration": 1}}"#,
+            "clips[0].freeze.at: 3.0 s is not inside the clip, which plays 2.0 s"
+        ),
+        (
+            #"{"file": "ramp.mp4", "freeze": {"at": 1, "duration": 0}}"#,
+            "clips[0].freeze.duration: wants a number above 0 and at most 86400 seconds, not 0"
+        ),
+        (
+            #"{"file": "ramp.mp4", "freeze": {"at": -1, "duration": 1}}"#,
+            "clips[0].freeze.at: wants a number from 0 to 10000000 seconds, not -1"
+        ),
         (#"{"file": "ramp.mp4", "freeze": {"at": 1}}"#, "clips[0].freeze.duration: is missing"),
         (#"{"file": "ramp.mp4", "freeze": {"at": 1, "duration": 1, "loop": true}}"#, "unknown key 'loop' in clips[0].freeze"),
         (#"{"file": "ramp.mp4", "freeze": 2}"#, "clips[0].freeze: wants an object"),
