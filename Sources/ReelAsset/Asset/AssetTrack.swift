@@ -49,6 +49,9 @@ public struct AssetTrack: Sendable, Hashable, Identifiable {
     public var assetURL: URL
     /// The duration of that file, which can run past the track's own end.
     public var assetDuration: MediaTime
+    /// For an image sequence's track, the frames a second its asset plays it at (the rate a
+    /// reader of its file must open it with); nil for a file's.
+    package var imageSequenceFrameRate: Double?
 
     public var id: Int { trackID }
 
