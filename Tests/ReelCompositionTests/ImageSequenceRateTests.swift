@@ -99,37 +99,41 @@ import Testing
         }
     }
 
-    /// A composition of each asset exported in this process, both at once: ffprobe finds ten
-    /// frames lasting 1 s in the 10 fps one and 0.4 s in the 25 fps one, and frame 5 of each
-    /// is picture 5 (level 150).
+    /// A composition of each asset exported in this process, both at once, after both assets
+    /// were opened (10 then 25, and 25 then 10): ffprobe finds ten frames lasting 1 s in the
+    /// 10 fps one and 0.4 s in the 25 fps one, and frame 5 of each is picture 5 (level 150).
     @Test func compositionsOfEachRateExportTheirOwnTiming() async throws {
-        func export(_ fps: Double) async throws -> URL {
-            let asset = try Asset(imageSequence: pattern, frameRate: fps)
+        @Sendable func export(_ asset: Asset, to name: String) async throws -> URL {
             let source = try #require(asset.tracks(withMediaType: .video).first)
             let composition = MutableComposition()
             let track = try #require(composition.addMutableTrack(withMediaType: .video))
             try track.insertTimeRange(MediaTimeRange(start: .zero, duration: asset.duration), of: source, at: .zero)
-            let out = directory.appendingPathComponent("at-\(Int(fps)).mp4")
+            let out = directory.appendingPathComponent("\(name).mp4")
             let session = ExportSession(composition: composition, preset: .highestQuality)
             session.outputURL = out
             try await session.export()
             return out
         }
-        async let slow = export(10)
-        async let fast = export(25)
-        for (out, fps) in [(try await slow, 10.0), (try await fast, 25.0)] {
-            let video = try #require(try FFprobe.probe(out).streams(ofType: "video").first)
-            #expect(try FFprobe.countFrames(out) == 10, "\(fps) fps")
-            #expect(abs((video.duration ?? 0) - 10 / fps) < 0.011, "\(fps) fps: \(video.duration ?? 0) s")
-            #expect(abs((video.averageFrameRate ?? 0) - fps) < 0.01, "\(fps) fps: \(video.averageFrameRate ?? 0)")
-            let raw = directory.appendingPathComponent("at-\(Int(fps))-5.gray")
-            try ProcessRunner.ffmpeg([
-                "-y", "-i", out.path, "-vf", "select=eq(n\\,5)", "-frames:v", "1", "-f", "rawvideo",
-                "-pix_fmt", "gray", raw.path,
-            ])
-            let bytes = [UInt8](try Data(contentsOf: raw))
-            try #require(bytes.count == 64 * 36, "\(bytes.count) bytes")
-            #expect(abs(Int(bytes[18 * 64 + 32]) - 150) <= 4, "\(fps) fps frame 5: \(bytes[18 * 64 + 32])")
+        for order in [[10.0, 25.0], [25.0, 10.0]] {
+            let assets = try order.map { try Asset(imageSequence: pattern, frameRate: $0) }
+            let names = order.map { "opened-\(Int(order[0]))-first-at-\(Int($0))" }
+            async let first = export(assets[0], to: names[0])
+            async let second = export(assets[1], to: names[1])
+            for (out, fps) in zip([try await first, try await second], order) {
+                let video = try #require(try FFprobe.probe(out).streams(ofType: "video").first)
+                #expect(try FFprobe.countFrames(out) == 10, "\(out.lastPathComponent)")
+                #expect(abs((video.duration ?? 0) - 10 / fps) < 0.011, "\(out.lastPathComponent): \(video.duration ?? 0) s")
+                #expect(
+                    abs((video.averageFrameRate ?? 0) - fps) < 0.01, "\(out.lastPathComponent): \(video.averageFrameRate ?? 0)")
+                let raw = out.deletingPathExtension().appendingPathExtension("gray")
+                try ProcessRunner.ffmpeg([
+                    "-y", "-i", out.path, "-vf", "select=eq(n\\,5)", "-frames:v", "1", "-f", "rawvideo",
+                    "-pix_fmt", "gray", raw.path,
+                ])
+                let bytes = [UInt8](try Data(contentsOf: raw))
+                try #require(bytes.count == 64 * 36, "\(bytes.count) bytes")
+                #expect(abs(Int(bytes[18 * 64 + 32]) - 150) <= 4, "\(out.lastPathComponent) frame 5: \(bytes[18 * 64 + 32])")
+            }
         }
     }
 
