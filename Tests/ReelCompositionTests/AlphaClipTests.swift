@@ -1,4 +1,7 @@
 import Foundation
+import ReelAsset
+import ReelComposition
+import ReelCore
 import ReelTestSupport
 import Testing
 
@@ -108,6 +111,33 @@ import Testing
                     near(colour(frames, frame, 130, y), right, within: 12),
                     "frame \(frame) right (130, \(y)): \(colour(frames, frame, 130, y)), wanted \(right)")
             }
+        }
+    }
+
+    /// In the library: the sequence as a ``ClipSequence`` clip, its instructions' background
+    /// set to blue, exported: the clear half is the instruction's blue (0, 0, 255), not black
+    /// nor the green stored under alpha 0; the opaque half red.
+    @Test func theInstructionsBackgroundColourShows() async throws {
+        let asset = try Asset(imageSequence: directory.appendingPathComponent("frames/a-%03d.png"), frameRate: 25)
+        let sequence = try ClipSequence(clips: [ClipSequence.Clip(pictureOf: asset)], renderSize: Size(width: 160, height: 90))
+        var video = sequence.videoComposition
+        for index in video.instructions.indices { video.instructions[index].backgroundColor = (red: 0, green: 0, blue: 1) }
+        let out = directory.appendingPathComponent("blue.mp4")
+        let session = sequence.exportSession(preset: .highestQuality, to: out, fileType: .mp4)
+        session.videoComposition = video
+        try await session.export()
+        let raw = directory.appendingPathComponent("blue.rgb")
+        try ProcessRunner.ffmpeg(["-y", "-i", out.path, "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path])
+        let bytes = [UInt8](try Data(contentsOf: raw))
+        let frames = (pixels: bytes, count: bytes.count / (160 * 90 * 3))
+        #expect(frames.count == 25)
+        for index in [0, 24] {
+            #expect(
+                near(colour(frames, index, 30, 45), [0, 0, 255], within: 12),
+                "frame \(index) clear: \(colour(frames, index, 30, 45))")
+            #expect(
+                near(colour(frames, index, 130, 45), [255, 0, 0], within: 12),
+                "frame \(index) opaque: \(colour(frames, index, 130, 45))")
         }
     }
 }
