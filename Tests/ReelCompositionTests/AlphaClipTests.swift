@@ -140,4 +140,35 @@ import Testing
                 "frame \(index) opaque: \(colour(frames, index, 130, 45))")
         }
     }
+
+    /// The same picture as ProRes 4444 (yuva444p) and as VP9 with alpha in WebM (whose
+    /// stream reads yuv420p; `alpha_mode` 1 says libvpx decodes an alpha): as a main clip each
+    /// shows black where clear and red where opaque.
+    @Test func proResAndVP9AlphaClipsShowTheBackground() throws {
+        let picture =
+            "color=black:s=160x90:r=25:d=1,format=rgba,geq=r='if(lt(X,80),0,255)':g='if(lt(X,80),255,0)':b=0:a='if(lt(X,80),0,255)'"
+        try ProcessRunner.ffmpeg([
+            "-f", "lavfi", "-i", picture, "-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le",
+            directory.appendingPathComponent("alpha.mov").path,
+        ])
+        try ProcessRunner.ffmpeg([
+            "-f", "lavfi", "-i", picture, "-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", "-auto-alt-ref", "0",
+            directory.appendingPathComponent("alpha.webm").path,
+        ])
+        for file in ["alpha.mov", "alpha.webm"] {
+            let frames = try render(
+                """
+                {"frameRate": 25, "renderSize": {"width": 160, "height": 90}, "clips": [{"file": "\(file)"}]}
+                """, name: file.replacingOccurrences(of: ".", with: "-"))
+            #expect(frames.count == 25, "\(file)")
+            for index in [0, 24] {
+                #expect(
+                    near(colour(frames, index, 30, 45), [0, 0, 0], within: 12),
+                    "\(file) frame \(index) clear: \(colour(frames, index, 30, 45))")
+                #expect(
+                    near(colour(frames, index, 130, 45), [255, 0, 0], within: 12),
+                    "\(file) frame \(index) opaque: \(colour(frames, index, 130, 45))")
+            }
+        }
+    }
 }

@@ -217,7 +217,7 @@ public struct ClipSequence: Sendable {
         if let renderSize { video.renderSize = renderSize }
         if frameDuration != nil { video.frameDuration = grid }
         let size = video.renderSize
-        let carriesAlpha = clips.map { Self.carriesAlpha($0.asset.tracks(withMediaType: .video).first?.pixelFormatName) }
+        let carriesAlpha = clips.map { $0.asset.tracks(withMediaType: .video).first?.decodesWithAlpha ?? false }
         // The fit of every clip, by its own orientation (and, for a moving one, where it starts).
         let fits = clips.map { clip -> ReelCore.AffineTransform in
             guard let track = clip.asset.tracks(withMediaType: .video).first else { return .identity }
@@ -312,16 +312,6 @@ public struct ClipSequence: Sendable {
         videoComposition = video
         audioMix = mix
         clipRanges = ranges
-    }
-
-    /// Whether pictures of FFmpeg's pixel format `name` carry alpha: RGBA and its orders, grey
-    /// with alpha, YUVA, planar GBRA, and a palette (a PNG's may hold transparent entries).
-    /// - Parameter name: The track's decoded pixel format (`rgba`, `yuva444p10le`), or nil.
-    /// - Returns: True for a format with an alpha channel.
-    static func carriesAlpha(_ name: String?) -> Bool {
-        guard let name else { return false }
-        return ["rgba", "bgra", "argb", "abgr", "ya8", "ya16le", "ya16be", "pal8"].contains(name) || name.hasPrefix("yuva")
-            || name.hasPrefix("gbrap") || name.hasPrefix("rgba64") || name.hasPrefix("bgra64")
     }
 
     /// Ramps of a moving clip's transform (and crop) over `range`, from one multiple of `grid`
