@@ -143,13 +143,6 @@ import Testing
                     "\(file): \(result.standardError)")
             #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
         }
-        // One sequence at two rates is refused by the second use's fps.
-        let twice = directory.appendingPathComponent("bad-twice.json")
-        try #"{"clips": [{"file": "frames/f-%04d.png", "fps": 10}], "layers": [{"file": "frames/f-%04d.png", "fps": 12, "frame": {"x": 0, "y": 0, "width": 80, "height": 45}}]}"#
-            .write(to: twice, atomically: true, encoding: .utf8)
-        let refused = try ProcessRunner.reel(["compose", twice.path, "-o", directory.appendingPathComponent("bad.mp4").path])
-        #expect(refused.status != 0 && refused.standardError.contains("layers[0].fps") && refused.standardError.contains("clips[0]"),
-                "\(refused.standardError)")
         // As a clip, the spec path is the clip's.
         let spec = directory.appendingPathComponent("bad-clip.json")
         try #"{"clips": [{"file": "gaps/g-%04d.png", "fps": 12}]}"#.write(to: spec, atomically: true, encoding: .utf8)

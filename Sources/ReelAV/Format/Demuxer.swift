@@ -12,20 +12,23 @@ package final class Demuxer {
     /// - Parameter probing: whether to decode the first frames to fill in what the header
     ///   leaves out (`avformat_find_stream_info`). An ISO BMFF header (MP4, MOV) describes
     ///   its streams fully, so a reader that has the asset already can pass false there.
+    /// - Parameter frameRate: for an image sequence (`f-%04d.png`), the frames a second its
+    ///   pictures play at (image2's `framerate`, as ``ImageSequence/rational(_:)`` writes it); 25
+    ///   when nil. Ignored for a file.
     /// - Throws: ``ReelError`` with FFmpeg's message, about `path`.
-    package init(path: String, probing: Bool = true) throws(ReelError) {
+    package init(path: String, probing: Bool = true, frameRate: Double? = nil) throws(ReelError) {
         FFmpeg.prepare()
         FFmpeg.clearLog()
         var opened: UnsafeMutablePointer<AVFormatContext>?
         // A numbered PNG series (`f-%04d.png`) is read by image2 from its first number, at the
-        // rate given for it; its frames are counted here, since image2 stops at a gap.
+        // rate its opener gives; its frames are counted here, since image2 stops at a gap.
         let sequence = try ImageSequence(pattern: path)
         let frames = try sequence?.scan()
         if let sequence, let frames {
             guard let format = av_find_input_format("image2") else {
                 throw ReelError(.unsupported, "this FFmpeg has no image2 input for image sequences", subject: path)
             }
-            let rate = ImageSequence.frameRate(forPattern: sequence.path)
+            let rate = ImageSequence.rational(frameRate)
             var dictionary: OpaquePointer?
             av_dict_set(&dictionary, "framerate", "\(rate.numerator)/\(rate.denominator)", 0)
             av_dict_set(&dictionary, "start_number", "\(frames.first)", 0)

@@ -2,7 +2,8 @@ import Foundation
 package import ReelCore
 
 /// A numbered series of PNG pictures named by a pattern (`frames/f-%04d.png`), read as one
-/// video track by FFmpeg's image2 demuxer at a frame rate given for the pattern.
+/// video track by FFmpeg's image2 demuxer at the frame rate its opener gives (each asset of
+/// the pattern its own: the same frames can be one asset at 24 and another at 30).
 ///
 /// A path is a pattern when it names no file and its last component holds a `%`. The
 /// counter is `%d` (numbers without padding) or `%0Nd` (padded to N digits, N from 1 to 9);
@@ -40,8 +41,6 @@ package struct ImageSequence: Sendable, Hashable {
         package let device: UInt64
         package let inode: UInt64
     }
-
-    private static let frameRates = PosixMutex([String: Rational]())
 
     /// The sequence `path` names, or nil when it is an ordinary path (an existing file, or a
     /// last component without `%`).
@@ -162,18 +161,16 @@ package struct ImageSequence: Sendable, Hashable {
                       device: UInt64(folderStatus.st_dev), inode: UInt64(folderStatus.st_ino))
     }
 
-    /// Sets the rate the frames of `path` play at, for every reader in this process.
-    /// - Parameters:
-    ///   - rate: Frames a second, as a fraction (30000/1001), positive.
-    ///   - path: The pattern.
-    package static func setFrameRate(_ rate: Rational, forPattern path: String) {
-        frameRates.withLock { $0[path] = rate }
-    }
-
-    /// The rate the frames of `path` play at: the one set, or ``defaultFrameRate``.
-    /// - Parameter path: The pattern.
-    /// - Returns: Frames a second.
-    package static func frameRate(forPattern path: String) -> Rational {
-        frameRates.withLock { $0[path] } ?? defaultFrameRate
+    /// A rate as image2 takes it: whole numbers as they are, NTSC rates over 1001 (29.97 is
+    /// 30000/1001), others in thousandths; ``defaultFrameRate`` for nil or a rate outside 1–240.
+    /// - Parameter rate: Frames a second.
+    /// - Returns: The rate as a fraction.
+    package static func rational(_ rate: Double?) -> Rational {
+        guard let rate, rate.isFinite, rate >= 1, rate <= 240 else { return defaultFrameRate }
+        let whole = rate.rounded()
+        if abs(rate - whole) < 1e-6 { return Rational(Int32(whole), 1) }
+        let ntsc = (rate * 1.001).rounded()
+        if abs(rate - ntsc / 1.001) < 0.002 { return Rational(Int32(ntsc * 1000), 1001) }
+        return Rational(Int32((rate * 1000).rounded()), 1000)
     }
 }

@@ -22,6 +22,10 @@ public final class Asset: Sendable {
     public let fileSize: Int64
     /// Overall bit rate in bits per second, or 0.
     public let bitRate: Int64
+    /// For an image sequence (``init(imageSequence:frameRate:)``), the frames a second its
+    /// pictures play at; nil for a file. The asset's own: its readers, and the compositions
+    /// its tracks go into, play it at this rate whatever other assets of the same frames use.
+    public let imageSequenceFrameRate: Double?
 
     /// Loads the asset at `url`.
     /// - Parameter url: a file URL of a movie, sound or picture file FFmpeg reads.
@@ -31,10 +35,24 @@ public final class Asset: Sendable {
     ///
     /// A file already loaded in this process, and unchanged since (same inode, size and
     /// change times), is not read again: composing, merging and exporting each look at
-    /// their sources more than once.
-    public init(url: URL) throws(ReelError) {
+    /// their sources more than once. An image sequence's pattern (`f-%04d.png`) plays at 25
+    /// frames a second; ``init(imageSequence:frameRate:)`` gives it another rate.
+    public convenience init(url: URL) throws(ReelError) {
+        try self.init(url: url, imageSequenceFrameRate: nil)
+    }
+
+    /// Loads the asset at `url`; an image sequence at `rate` frames a second.
+    /// - Parameters:
+    ///   - url: A file URL, or an image sequence's pattern.
+    ///   - rate: For a pattern, the frames a second (already checked, 1 to 240); nil plays it
+    ///     at 25. Ignored for a file.
+    /// - Throws: ``ReelError`` as ``init(url:)`` does.
+    package init(url: URL, imageSequenceFrameRate rate: Double?) throws(ReelError) {
         let path = url.path
-        let version = try SourceFile.check(path)
+        let isSequence = Asset.isImageSequence(url)
+        let sequenceRate = isSequence ? rate ?? Double(ImageSequence.defaultFrameRate.numerator) : nil
+        let version = try SourceFile.check(path, frameRate: sequenceRate)
+        imageSequenceFrameRate = sequenceRate
         if let known = AssetCache.shared.description(of: path, version: version) {
             self.url = url
             duration = known.duration
@@ -51,7 +69,7 @@ public final class Asset: Sendable {
         }
         let demuxer: Demuxer
         do {
-            demuxer = try Demuxer(path: path)
+            demuxer = try Demuxer(path: path, frameRate: sequenceRate)
         } catch where error.code == .invalidData || error.code == .ffmpeg {
             var plain = error
             plain.message = "not a media file that FFmpeg can read: \(error.message)"
@@ -90,7 +108,9 @@ public final class Asset: Sendable {
             var trackID = fileID > 0 ? fileID : stream.index + 1
             while usedIDs.contains(trackID) { trackID += 1 }
             usedIDs.insert(trackID)
-            tracks.append(AssetTrack(stream: stream, trackID: trackID, containerDuration: containerDuration, url: url))
+            var track = AssetTrack(stream: stream, trackID: trackID, containerDuration: containerDuration, url: url)
+            track.imageSequenceFrameRate = sequenceRate
+            tracks.append(track)
         }
         self.url = url
         let tracksEnd = tracks.map(\.timeRange.end).filter(\.isNumeric).max()
@@ -120,8 +140,8 @@ public final class Asset: Sendable {
 
     /// Loads a numbered series of PNG pictures (`frames/f-%04d.png`) as a movie of one video
     /// track playing at `frameRate`, its pictures' alpha kept (they decode as `rgba`).
-    /// Readers of the asset, and assets made later from the same pattern by ``init(url:)``,
-    /// play it at that rate.
+    /// Readers of the asset, and compositions its track is inserted into, play it at that
+    /// rate; other assets of the same pattern keep their own (``imageSequenceFrameRate``).
     /// - Parameters:
     ///   - url: The pattern: a file name with one counter, `%d` or `%0Nd` (N from 1 to 9),
     ///     ending in `.png`. The first frame is the lowest number present.
@@ -136,8 +156,7 @@ public final class Asset: Sendable {
         guard try ImageSequence(pattern: url.path) != nil else {
             throw ReelError(.invalidArgument, "is not an image sequence pattern (frames/f-%04d.png)", subject: url.path)
         }
-        ImageSequence.setFrameRate(Asset.rational(frameRate), forPattern: url.path)
-        try self.init(url: url)
+        try self.init(url: url, imageSequenceFrameRate: frameRate)
     }
 
     /// Whether `url` names an image sequence rather than a file: no file is there and its
@@ -151,15 +170,6 @@ public final class Asset: Sendable {
         } catch {
             return true
         }
-    }
-
-    /// A rate as a fraction: whole numbers as they are, NTSC rates over 1001, others in thousandths.
-    static func rational(_ rate: Double) -> Rational {
-        let whole = rate.rounded()
-        if abs(rate - whole) < 1e-6 { return Rational(Int32(whole), 1) }
-        let ntsc = (rate * 1.001).rounded()
-        if abs(rate - ntsc / 1.001) < 0.002 { return Rational(Int32(ntsc * 1000), 1001) }
-        return Rational(Int32((rate * 1000).rounded()), 1000)
     }
 
     /// Loads the asset at `path`.

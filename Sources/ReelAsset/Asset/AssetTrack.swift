@@ -37,6 +37,10 @@ public struct AssetTrack: Sendable, Hashable, Identifiable {
     public var frameCount: Int
     /// FFmpeg's name of the decoded pixel format (video).
     public var pixelFormatName: String?
+    /// Whether the pictures decode with an alpha channel: an RGBA, grey-alpha, palette, YUVA
+    /// or GBRA format (a PNG with transparency, ProRes 4444), or VP9 whose WebM track says
+    /// `alpha_mode` 1 (its alpha decoded by libvpx, though the stream's format reads yuv420p).
+    package var decodesWithAlpha: Bool
     /// Samples per second (audio), else 0.
     public var sampleRate: Int
     /// Channels (audio), else 0.
@@ -49,6 +53,9 @@ public struct AssetTrack: Sendable, Hashable, Identifiable {
     public var assetURL: URL
     /// The duration of that file, which can run past the track's own end.
     public var assetDuration: MediaTime
+    /// For an image sequence's track, the frames a second its asset plays it at (the rate a
+    /// reader of its file must open it with); nil for a file's.
+    package var imageSequenceFrameRate: Double?
 
     public var id: Int { trackID }
 
@@ -100,6 +107,9 @@ public struct AssetTrack: Sendable, Hashable, Identifiable {
         estimatedDataRate = Double(stream.bitRate)
         frameCount = stream.frameCount
         pixelFormatName = stream.pixelFormatName
+        let vp9Alpha = stream.codecName == "vp9"
+            && stream.metadata.first { $0.key.lowercased() == "alpha_mode" }?.value == "1"
+        decodesWithAlpha = stream.mediaType == .video && (Self.hasAlpha(stream.pixelFormatName) || vp9Alpha)
         sampleRate = stream.sampleRate
         channelCount = stream.channelCount
         channelLayout = stream.mediaType == .audio && stream.channelCount > 0
@@ -107,5 +117,17 @@ public struct AssetTrack: Sendable, Hashable, Identifiable {
                             channelCount: stream.channelCount)
             : nil
         isDefault = stream.isDefault
+    }
+}
+
+extension AssetTrack {
+    /// Whether FFmpeg's pixel format `name` has an alpha channel: RGBA and its orders, grey
+    /// with alpha, a palette (a PNG's may hold transparent entries), YUVA, planar GBRA.
+    /// - Parameter name: A pixel format's name (`rgba`, `yuva444p10le`), or nil.
+    /// - Returns: True for a format with alpha.
+    static func hasAlpha(_ name: String?) -> Bool {
+        guard let name else { return false }
+        return ["rgba", "bgra", "argb", "abgr", "ya8", "ya16le", "ya16be", "pal8"].contains(name) || name.hasPrefix("yuva")
+            || name.hasPrefix("gbrap") || name.hasPrefix("rgba64") || name.hasPrefix("bgra64")
     }
 }

@@ -9,12 +9,14 @@ enum SourceFile {
     ///   tell a file already read from one changed or replaced since.
     /// - Throws: ``ReelError`` `.fileNotFound`, `.isDirectory`, `.emptyFile`,
     ///   `.permissionDenied`, or `.invalidArgument` for a FIFO, device or socket, about `path`.
+    /// - Parameter frameRate: for an image sequence, the rate it plays at (part of its version:
+    ///   the same frames at another rate are another asset); 25 when nil.
     @discardableResult
-    static func check(_ path: String) throws(ReelError) -> Version {
+    static func check(_ path: String, frameRate: Double? = nil) throws(ReelError) -> Version {
         // A numbered PNG series: its folder is listed, every frame must be there.
         if let sequence = try ImageSequence(pattern: path) {
             let frames = try sequence.scan()
-            return Version(frames, rate: ImageSequence.frameRate(forPattern: path))
+            return Version(frames, rate: ImageSequence.rational(frameRate))
         }
         var status = stat()
         guard stat(path, &status) == 0 else {

@@ -34,7 +34,7 @@ public final class AssetReader {
     /// - Throws: ``ReelError`` when the file cannot be opened.
     public init(asset: Asset) throws(ReelError) {
         self.asset = asset
-        demuxer = try Demuxer(path: asset.url.path, probing: false)
+        demuxer = try Demuxer(path: asset.url.path, probing: false, frameRate: asset.imageSequenceFrameRate)
         packet = try Packet()
     }
 

@@ -38,7 +38,7 @@ struct TimelineCommand: Command {
         }
         let picture = try TimelinePicture.render(built.composition, video: built.videoComposition,
                                                  width: try arguments.int("width", in: 400...8000) ?? 1600, lanes: built.layerTracks,
-                                                 subtitles: cues)
+                                                 subtitles: cues, audioMix: built.audioMix)
         try ImageFile.write(picture, to: url)
         console.printError("wrote \(output): \(picture.width)x\(picture.height)")
         return 0

@@ -42,15 +42,21 @@ final class MediaCopyJob {
     /// The input's length in seconds, for progress.
     var duration: Double { max(asset.duration.seconds, 0.001) }
 
-    convenience init(input: String, output: URL, fileType: FileType, quality: Double?, preset: String?) throws(ReelError) {
+    /// - Parameter imageSequenceFrameRate: for an image sequence's pattern (`f-%04d.png`), the
+    ///   frames a second it plays at (25 when nil).
+    convenience init(input: String, output: URL, fileType: FileType, quality: Double?, preset: String?,
+                     imageSequenceFrameRate: Double? = nil) throws(ReelError) {
         var options = Options()
         options.quality = quality
         options.preset = preset
-        try self.init(input: input, output: output, fileType: fileType, options: options)
+        try self.init(input: input, output: output, fileType: fileType, options: options,
+                      imageSequenceFrameRate: imageSequenceFrameRate)
     }
 
-    init(input: String, output: URL, fileType: FileType, options: Options) throws(ReelError) {
-        asset = try Asset(path: input)
+    init(input: String, output: URL, fileType: FileType, options: Options, imageSequenceFrameRate: Double? = nil) throws(ReelError) {
+        let url = URL(fileURLWithPath: input)
+        asset = Asset.isImageSequence(url) ? try Asset(imageSequence: url, frameRate: imageSequenceFrameRate ?? 25)
+            : try Asset(url: url)
         outputURL = output
         guard let videoTrack = asset.tracks(withMediaType: .video).first else {
             throw ReelError(.invalidData, "has no video track", subject: input)

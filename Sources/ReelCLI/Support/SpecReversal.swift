@@ -27,7 +27,9 @@ final class SpecReversal {
                 let input = clip.file.hasPrefix("/") ? URL(fileURLWithPath: clip.file) : folder.appendingPathComponent(clip.file)
                 let copy = copies.make("reverse", clip: index)
                 do throws(ReelError) {
-                    let asset = try Asset(url: input)
+                    // An image sequence at the clip's rate (its copy is a movie, which has no fps).
+                    let asset = Asset.isImageSequence(input) ? try Asset(imageSequence: input, frameRate: clip.fps ?? 25)
+                        : try Asset(url: input)
                     let pictureEnd = ClipSequence.Clip.pictureRange(of: asset)?.end ?? asset.duration
                     let start = MediaTime(seconds: clip.range?.start ?? 0, preferredTimescale: 90000)
                     let end = clip.range?.end.map { MediaTime(seconds: $0, preferredTimescale: 90000) } ?? pictureEnd
@@ -38,6 +40,7 @@ final class SpecReversal {
                 spec.clips[index].file = copy.path
                 spec.clips[index].range = nil
                 spec.clips[index].reverse = nil
+                spec.clips[index].fps = nil
             }
         } catch {
             copies.removeAll()

@@ -28,14 +28,16 @@ final class SpecStabilization {
             for (index, clip) in description.clips.enumerated() {
                 guard let strength = clip.stabilize else { continue }
                 let input = clip.file.hasPrefix("/") ? clip.file : folder.appendingPathComponent(clip.file).path
-                let key = "\(strength) \(input)"
+                let key = "\(strength) \(clip.fps ?? 25) \(input)"
                 if let copy = made[key] {
                     spec.clips[index].file = copy.path
                 } else {
                     let copy = copies.make("stabilize", clip: index)
                     do throws(ReelError) {
                         // Nearly lossless, as it is encoded again by the composition.
-                        let job = try MediaCopyJob(input: input, output: copy, fileType: .mov, quality: 12, preset: "veryfast")
+                        // An image sequence at the clip's rate; its copy is a movie, which takes no fps.
+                        let job = try MediaCopyJob(input: input, output: copy, fileType: .mov, quality: 12, preset: "veryfast",
+                                                   imageSequenceFrameRate: clip.fps)
                         let progress = ProgressReporter(console: console, json: json, total: job.duration,
                                                         label: "stabilize clips[\(index)]")
                         _ = try await StabilizeCommand.steady(job, strength: strength, progress: progress)
@@ -47,6 +49,7 @@ final class SpecStabilization {
                     spec.clips[index].file = copy.path
                 }
                 spec.clips[index].stabilize = nil
+                spec.clips[index].fps = nil
             }
         } catch {
             copies.removeAll()

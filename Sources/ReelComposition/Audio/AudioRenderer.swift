@@ -108,7 +108,7 @@ final class SegmentAudio {
             return
         }
         rateOfStretch = rate
-        let asset = try Asset(url: url)
+        let asset = try segment.sourceAsset()
         guard let track = asset.track(withTrackID: segment.sourceTrackID) else {
             throw ReelError(.invalidArgument, "has no track \(segment.sourceTrackID)", subject: url.path)
         }

@@ -217,6 +217,7 @@ public struct ClipSequence: Sendable {
         if let renderSize { video.renderSize = renderSize }
         if frameDuration != nil { video.frameDuration = grid }
         let size = video.renderSize
+        let carriesAlpha = clips.map { $0.asset.tracks(withMediaType: .video).first?.decodesWithAlpha ?? false }
         // The fit of every clip, by its own orientation (and, for a moving one, where it starts).
         let fits = clips.map { clip -> ReelCore.AffineTransform in
             guard let track = clip.asset.tracks(withMediaType: .video).first else { return .identity }
@@ -296,6 +297,14 @@ public struct ClipSequence: Sendable {
                       !layers[position].cropRamps.contains(where: { $0.timeRange.duration > .zero }) else { continue }
                 Self.addMotion(to: &layers[position], over: MediaTimeRange(start: start, end: min(instruction.timeRange.end, ranges[clip].end)),
                                grid: video.frameDuration) { motionPlacement(clip, at: $0) }
+            }
+            // A clip whose pixels carry alpha is laid on the background colour: its clear parts
+            // show the background, and a transition mixes it with its neighbour as a whole.
+            for position in layers.indices {
+                guard let clip = clipIndex(at: start, track: layers[position].trackID), carriesAlpha[clip] else { continue }
+                var style = layers[position].style ?? LayerStyle()
+                style.isMattedOnBackground = true
+                layers[position].style = style
             }
             video.instructions[index].layerInstructions = layers
         }

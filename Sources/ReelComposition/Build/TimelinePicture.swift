@@ -16,10 +16,14 @@ public enum TimelinePicture {
     ///     of their own, with where each layer sits, and not counted as transitions.
     ///   - subtitles: Subtitle cues to draw in a row of their own (a spec's `subtitles`,
     ///     burned or not); none for no row.
+    ///   - audioMix: The sound's volumes over time (a spec's clip volumes and fades, the
+    ///     transitions' crossfades, `audio.volume`): drawn over each sound clip as a volume
+    ///     line, as an editor draws it, its fades as ramps. Nil draws every clip at 1.
     /// - Returns: The picture, to look at an edit without playing it.
     /// - Throws: ``ReelError`` when the picture cannot be made or its text drawn.
     public static func render(_ composition: MutableComposition, video: VideoComposition?, width: Int = 1600,
-                              lanes: [Int: String] = [:], subtitles: [SubtitleDocument.Cue] = []) throws(ReelError) -> PixelBuffer {
+                              lanes: [Int: String] = [:], subtitles: [SubtitleDocument.Cue] = [],
+                              audioMix: AudioMix? = nil) throws(ReelError) -> PixelBuffer {
         let duration = max(composition.duration.seconds, 0.001)
         let overlays = video?.animationTool?.sublayers ?? []
         let rows = composition.tracks.count + overlays.count + (subtitles.isEmpty ? 0 : 1)
@@ -75,6 +79,13 @@ public enum TimelinePicture {
                 label += Self.styleNote(of: track, at: segment.timeMapping.target, in: video, lane: lane != nil)
                 try picture.draw(try TextImage.render(label, width: max(1, end - start - 6), height: 22, fontSize: 13,
                                                       color: "#101010"), x: start + 4, y: y + 14)
+                if track.mediaType == .audio {
+                    drawVolumeLine(on: picture, over: segment.timeMapping.target, of: track.trackID, mix: audioMix,
+                                   columns: start..<max(start + 1, end - 1), top: y + volumeInset,
+                                   bottom: y + rowHeight - volumeInset) { column in
+                        (Double(column - margin) / span) * duration
+                    }
+                }
             }
             row += 1
         }
@@ -132,6 +143,38 @@ public enum TimelinePicture {
             }
         }
         return picture
+    }
+
+    /// The volume line's colour.
+    static let volumeLineColour: (UInt8, UInt8, UInt8, UInt8) = (255, 228, 64, 255)
+    /// How far inside a row the volume line's 0 and 4 lie.
+    static let volumeInset = 8
+
+    /// Where volume `gain` sits between a sound clip's 0 (0) and its top (1): unity at three
+    /// quarters of the height, as an editor leaves room above it, and up to 4 (`clips[].audio.volume`'s
+    /// most) in the last quarter.
+    /// - Parameter gain: The volume, 0 silent, 1 unchanged.
+    /// - Returns: The height as a fraction, 0 to 1.
+    static func volumeHeight(_ gain: Double) -> Double {
+        let v = gain.isFinite ? max(gain, 0) : 0
+        return v <= 1 ? 0.75 * v : 0.75 + 0.25 * min(v - 1, 3) / 3
+    }
+
+    /// A volume line over a sound clip's bar, two pixels thick, joined from column to column so
+    /// a ramp or a step reads as one line.
+    static func drawVolumeLine(on picture: PixelBuffer, over range: MediaTimeRange, of trackID: Int, mix: AudioMix?,
+                               columns: Range<Int>, top: Int, bottom: Int, seconds: (Int) -> Double) {
+        var previous: Int?
+        for column in columns {
+            // Inside the clip: at its very end a fade-out's volume is already set back for what follows.
+            let inside = min(max(seconds(column), range.start.seconds), range.end.seconds - 0.001)
+            let time = MediaTime(seconds: inside, preferredTimescale: 90000)
+            let gain = mix?.volume(ofTrack: trackID, at: time) ?? 1
+            let y = bottom - Int((volumeHeight(gain) * Double(bottom - top)).rounded())
+            let from = min(y, previous ?? y), to = max(y, previous ?? y)
+            picture.fillRect(x: column, y: from - 1, width: 1, height: to - from + 2, rgba: volumeLineColour)
+            previous = y
+        }
     }
 
     /// What an overlay draws, for its row: its text (shortened), a picture, a colour.

@@ -243,11 +243,12 @@ private struct Planner {
     /// Reads a source's video packets once.
     mutating func scan(_ segment: CompositionTrackSegment) -> Result<SourceScan, Refusal> {
         guard let url = segment.sourceURL else { return .failure(Refusal(reason: "no source")) }
-        let key = "\(url.path)#\(segment.sourceTrackID)"
+        let key = "\(url.path)#\(segment.sourceTrackID)#\(segment.sourceImageSequenceFrameRate ?? 0)"
         if let known = scans[key] { return known }
         let result: Result<SourceScan, Refusal>
         do throws(ReelError) {
-            result = .success(try SourceScan(url: url, trackID: segment.sourceTrackID))
+            result = .success(try SourceScan(url: url, trackID: segment.sourceTrackID,
+                                             imageSequenceFrameRate: segment.sourceImageSequenceFrameRate))
         } catch {
             result = .failure(Refusal(reason: "cannot be read for copying: \(error.message)"))
         }
@@ -431,12 +432,12 @@ struct SourceScan {
     /// The typical step between frames (the median), when there are two frames or more.
     let frameStep: MediaTime?
 
-    init(url: URL, trackID: Int) throws(ReelError) {
-        let asset = try Asset(url: url)
+    init(url: URL, trackID: Int, imageSequenceFrameRate: Double? = nil) throws(ReelError) {
+        let asset = try Asset(url: url, imageSequenceFrameRate: imageSequenceFrameRate)
         guard let track = asset.track(withTrackID: trackID) else {
             throw ReelError(.invalidArgument, "has no track \(trackID)", subject: url.path)
         }
-        let demuxer = try Demuxer(path: url.path, probing: false)
+        let demuxer = try Demuxer(path: url.path, probing: false, frameRate: imageSequenceFrameRate)
         let stream = track.streamIndex
         guard let coding = demuxer.videoCoding(ofStream: stream) else {
             throw ReelError(.invalidData, "track \(trackID) is not video", subject: url.path)

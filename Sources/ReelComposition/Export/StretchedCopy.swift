@@ -33,7 +33,7 @@ public enum StretchedCopy {
         let temporary = partial.url
         defer { partial.release() }
         do throws(ReelError) {
-            let demuxer = try Demuxer(path: asset.url.path, probing: false)
+            let demuxer = try Demuxer(path: asset.url.path, probing: false, frameRate: asset.imageSequenceFrameRate)
             let muxer = try Muxer(path: temporary.path, formatName: fileType.muxerName)
             let videoOut = try muxer.addStream(copying: demuxer, streamIndex: video.streamIndex)
             if !video.preferredTransform.isIdentity {

@@ -67,9 +67,10 @@ public final class CompositionTrack: @unchecked Sendable {
             nominalFrameRate = track.nominalFrameRate
             minFrameDuration = track.minFrameDuration
         }
-        let segment = CompositionTrackSegment(
+        var segment = CompositionTrackSegment(
             url: track.assetURL, trackID: track.trackID, sourceTimeRange: timeRange,
             targetTimeRange: MediaTimeRange(start: time, duration: timeRange.duration))
+        segment.sourceImageSequenceFrameRate = track.imageSequenceFrameRate
         insert(segment, at: time)
     }
 

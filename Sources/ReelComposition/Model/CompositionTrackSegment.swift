@@ -1,5 +1,6 @@
 public import Foundation
 public import ReelCore
+package import ReelAsset
 
 /// A piece of a composition track: a range of one source track placed on the
 /// composition's timeline, or an empty gap. `AVCompositionTrackSegment`.
@@ -11,6 +12,10 @@ public struct CompositionTrackSegment: Sendable, Hashable {
     /// Where the source range lands: `source` in the file, `target` on the composition's timeline.
     /// Durations differ when the segment is sped up or slowed down.
     public var timeMapping: MediaTimeMapping
+    /// For an image sequence's track, the frames a second its asset played it at: readers of
+    /// the segment open its pattern at that rate (another asset of the same frames can have
+    /// another). Nil for a file.
+    package var sourceImageSequenceFrameRate: Double?
 
     /// A segment that plays part of a file. `init(url:trackID:sourceTimeRange:targetTimeRange:)`.
     /// - Parameters:
@@ -30,6 +35,16 @@ public struct CompositionTrackSegment: Sendable, Hashable {
         sourceURL = nil
         sourceTrackID = 0
         timeMapping = .empty(timeRange)
+    }
+
+    /// The asset the segment reads: its file, or its image sequence at the rate the segment
+    /// was inserted with.
+    /// - Returns: The asset.
+    /// - Throws: ``ReelError`` `.invalidArgument` for a gap; what ``ReelAsset/Asset/init(url:)``
+    ///   throws for a file that cannot be read.
+    package func sourceAsset() throws(ReelError) -> Asset {
+        guard let url = sourceURL else { throw ReelError(.invalidArgument, "an empty segment has no media") }
+        return try Asset(url: url, imageSequenceFrameRate: sourceImageSequenceFrameRate)
     }
 
     /// True for a gap. `isEmpty`.

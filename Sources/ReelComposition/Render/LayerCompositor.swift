@@ -62,4 +62,39 @@ enum LayerCompositor {
         }
         return output
     }
+
+    /// `picture` laid on an opaque colour: each pixel's colour over `background` by its alpha,
+    /// every alpha then 255 (``LayerStyle/isMattedOnBackground``).
+    /// - Parameters:
+    ///   - picture: An RGBA picture (straight alpha, as FFmpeg decodes a PNG).
+    ///   - background: R, G, B from 0 to 1.
+    /// - Returns: A new opaque RGBA picture of the same size.
+    /// - Throws: ``ReelError`` when the picture cannot be made.
+    static func matted(_ picture: PixelBuffer, on background: (red: Double, green: Double, blue: Double)) throws(ReelError)
+        -> PixelBuffer {
+        let output = try PixelBuffer(width: picture.width, height: picture.height, pixelFormat: .rgba)
+        func level(_ v: Double) -> Int { Int((min(max(v, 0), 1) * 255).rounded()) }
+        let under = [level(background.red), level(background.green), level(background.blue)]
+        let width = picture.width
+        picture.withPlane(0) { input, inStride in
+            output.withMutablePlane(0) { out, outStride in
+                ParallelRows.run(rows: picture.height) { band in
+                    for row in band {
+                        let from = input + row * inStride, to = out + row * outStride
+                        for x in 0..<width {
+                            let a = Int(from.load(fromByteOffset: 4 * x + 3, as: UInt8.self))
+                            for c in 0..<3 {
+                                let v = Int(from.load(fromByteOffset: 4 * x + c, as: UInt8.self))
+                                // Rounded: (v a + u (255 - a) + 127) / 255, from 0 to 255.
+                                let mixed = (v * a + under[c] * (255 - a) + 127) / 255
+                                to.storeBytes(of: UInt8(truncatingIfNeeded: mixed), toByteOffset: 4 * x + c, as: UInt8.self)
+                            }
+                            to.storeBytes(of: 255 as UInt8, toByteOffset: 4 * x + 3, as: UInt8.self)
+                        }
+                    }
+                }
+            }
+        }
+        return output
+    }
 }

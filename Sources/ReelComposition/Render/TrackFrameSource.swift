@@ -29,7 +29,7 @@ final class TrackFrameSource {
          grid: FrameGrid? = nil, pixelFormat: PixelFormat = .yuv420p, matrix: ColorMatrix) throws(ReelError) {
         self.segment = segment
         guard let url = segment.sourceURL else { throw ReelError(.invalidArgument, "an empty segment has no frames") }
-        let asset = try Asset(url: url)
+        let asset = try segment.sourceAsset()
         guard let track = asset.track(withTrackID: segment.sourceTrackID) else {
             throw ReelError(.invalidArgument, "has no track \(segment.sourceTrackID)", subject: url.path)
         }

@@ -102,7 +102,7 @@ final class VideoRenderer {
                 }
                 if let style = layer.style {
                     try drawStyled(picture, style: style, into: frame, transform: decodeScale.concatenating(transform),
-                                   opacity: layer.opacity(at: time), crop: crop, at: time)
+                                   opacity: layer.opacity(at: time), crop: crop, at: time, background: background)
                     continue
                 }
                 Compositor.draw(picture, into: frame, transform: decodeScale.concatenating(transform),
@@ -280,8 +280,10 @@ final class VideoRenderer {
 extension VideoRenderer {
     /// Draws a styled layer's RGBA picture: keyed, through its look, then laid over the frame
     /// with its alpha, corners and border (``Compositor/drawRGBA(_:into:transform:opacity:matrix:shape:)``).
+    /// A style that is ``LayerStyle/isMattedOnBackground`` lays the picture on `background` first.
     func drawStyled(_ picture: PixelBuffer, style: LayerStyle, into frame: PixelBuffer, transform: ReelCore.AffineTransform,
-                    opacity: Double, crop: Rect?, at time: MediaTime) throws(ReelError) {
+                    opacity: Double, crop: Rect?, at time: MediaTime,
+                    background: (red: Double, green: Double, blue: Double) = (0, 0, 0)) throws(ReelError) {
         var shown = picture
         if let key = style.chromaKey { shown = try LayerCompositor.keyed(shown, by: key) }
         if let handler = style.filterHandler {
@@ -290,6 +292,7 @@ extension VideoRenderer {
             shown = filtered.pixelFormat == .rgba ? filtered : try PixelScaler.converted(filtered, to: .rgba, width: filtered.width,
                                                                                       height: filtered.height)
         }
+        if style.isMattedOnBackground { shown = try LayerCompositor.matted(shown, on: background) }
         let fold = ReelCore.AffineTransform(scaleX: Double(picture.width) / Double(shown.width),
                                             y: Double(picture.height) / Double(shown.height))
         let scale = (outputScale.x * outputScale.y).squareRoot()

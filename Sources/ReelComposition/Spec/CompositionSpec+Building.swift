@@ -121,7 +121,6 @@ extension CompositionSpec {
             path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
         }
         guard !clips.isEmpty else { throw ReelError(.invalidArgument, "needs at least one clip", subject: "clips") }
-        try refuseSequencesAtTwoRates(resolve: url)
         // A boomerang is its range forwards then backwards: two clips. Errors name the clip
         // as the spec has it.
         if clips.contains(where: { $0.boomerang == true }) {
@@ -262,25 +261,6 @@ extension CompositionSpec {
         }
         return BuiltComposition(composition: composition, videoComposition: video, audioMix: mix, preset: presetValue,
                                 clipRanges: sequence.clipRanges, musicTrackID: musicTrackID, layerTracks: layerTracks)
-    }
-
-    /// One image sequence plays at one rate: its readers find the rate by its pattern, so a
-    /// second rate for the same frames would time one use's pictures by the other's.
-    func refuseSequencesAtTwoRates(resolve: (String) -> URL) throws(ReelError) {
-        var rates: [String: (Double, String)] = [:]
-        let uses = clips.enumerated().map { ("clips[\($0.offset)]", $0.element.file, $0.element.fps) }
-            + (layers ?? []).enumerated().map { ("layers[\($0.offset)]", $0.element.file, $0.element.fps) }
-        for (name, file, fps) in uses {
-            let url = resolve(file)
-            guard Asset.isImageSequence(url) else { continue }
-            let rate = fps ?? 25
-            if let earlier = rates[url.standardizedFileURL.path], earlier.0 != rate {
-                throw ReelError(.invalidArgument,
-                                "\(Self.format(rate)) fps, but \(earlier.1) plays the same frames at \(Self.format(earlier.0)); an image sequence has one rate",
-                                subject: "\(name).fps")
-            }
-            rates[url.standardizedFileURL.path] = (rate, name)
-        }
     }
 
     /// The most characters an overlay's text may have.

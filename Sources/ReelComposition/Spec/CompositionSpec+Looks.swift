@@ -83,7 +83,10 @@ extension CompositionSpec {
             for position in video.instructions.indices where range.contains(video.instructions[position].timeRange.start) {
                 for layer in video.instructions[position].layerInstructions.indices
                 where video.instructions[position].layerInstructions[layer].trackID == trackID {
-                    video.instructions[position].layerInstructions[layer].style = style
+                    // A clip with alpha stays laid on the background (``ClipSequence``) under its look.
+                    var styled = style
+                    styled.isMattedOnBackground = video.instructions[position].layerInstructions[layer].style?.isMattedOnBackground ?? false
+                    video.instructions[position].layerInstructions[layer].style = styled
                 }
             }
         }

@@ -70,6 +70,15 @@ public struct LayerStyle: Sendable, Equatable {
     public var filterHandler: (@Sendable (FilteringRequest) throws(ReelError) -> PixelBuffer)?
     /// Tells two styles with handlers apart (closures cannot be compared).
     public var filterName: String
+    /// Whether the picture is laid on the instruction's background colour before it is drawn:
+    /// where it is transparent the background shows, and the layer is then one opaque picture
+    /// that its opacity, crop and transform move as a whole. A main clip whose pixels carry
+    /// alpha (a PNG sequence, ProRes 4444) is drawn so by ``ClipSequence``: alone it shows the
+    /// background through its clear parts, as AVFoundation shows a clip with alpha over an
+    /// empty background, and a dissolve out of it mixes that picture with the next clip's
+    /// rather than letting the next clip show through its holes at once. False by default:
+    /// the layer's alpha lets the layers under it show.
+    public var isMattedOnBackground = false
 
     /// A style.
     /// - Parameters:
@@ -101,5 +110,6 @@ public struct LayerStyle: Sendable, Equatable {
         lhs.cornerRadius == rhs.cornerRadius && lhs.borderWidth == rhs.borderWidth && lhs.borderColor == rhs.borderColor
             && lhs.chromaKey == rhs.chromaKey && lhs.filterName == rhs.filterName
             && (lhs.filterHandler == nil) == (rhs.filterHandler == nil)
+            && lhs.isMattedOnBackground == rhs.isMattedOnBackground
     }
 }

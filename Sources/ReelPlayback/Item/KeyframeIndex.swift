@@ -8,12 +8,13 @@ import ReelCore
 /// what a seek with a tolerance may land on to start showing pictures at once.
 enum KeyframeIndex {
     /// The presentation times of `track`'s keyframes, in order.
-    static func times(of url: URL, trackID: Int) throws(ReelError) -> [MediaTime] {
-        let asset = try Asset(url: url)
+    /// An image sequence's keyframes (every picture) are timed at `imageSequenceFrameRate`.
+    static func times(of url: URL, trackID: Int, imageSequenceFrameRate: Double? = nil) throws(ReelError) -> [MediaTime] {
+        let asset = try Asset(url: url, imageSequenceFrameRate: imageSequenceFrameRate)
         guard let track = asset.track(withTrackID: trackID) else {
             throw ReelError(.invalidArgument, "has no track \(trackID)", subject: url.path)
         }
-        let demuxer = try Demuxer(path: url.path, probing: false)
+        let demuxer = try Demuxer(path: url.path, probing: false, frameRate: imageSequenceFrameRate)
         // An MP4's samples carry their keyframe flags and times: no parser need read their bytes.
         demuxer.readPacketsAsStored()
         for stream in demuxer.streams where stream.index != track.streamIndex {

@@ -242,7 +242,7 @@ public final class PlayerItem: Sendable {
         for track in composition.tracks(withMediaType: .video) {
             guard let segment = track.segments.first(where: { $0.timeMapping.target.contains(time) }),
                   !segment.isEmpty, let url = segment.sourceURL else { continue }
-            for key in keyframes(url: url, trackID: segment.sourceTrackID) {
+            for key in keyframes(url: url, trackID: segment.sourceTrackID, rate: segment.sourceImageSequenceFrameRate) {
                 guard segment.timeMapping.source.contains(key) else { continue }
                 let target = segment.timeMapping.targetTime(at: key)
                 guard target >= window.low, target <= window.high else { continue }
@@ -253,10 +253,10 @@ public final class PlayerItem: Sendable {
         return best ?? time
     }
 
-    private func keyframes(url: URL, trackID: Int) -> [MediaTime] {
-        let key = "\(trackID) \(url.path)"
+    private func keyframes(url: URL, trackID: Int, rate: Double?) -> [MediaTime] {
+        let key = "\(trackID) \(rate ?? 0) \(url.path)"
         if let known = settings.withLock({ $0.keyframes[key] }) { return known }
-        let times = (try? KeyframeIndex.times(of: url, trackID: trackID)) ?? []
+        let times = (try? KeyframeIndex.times(of: url, trackID: trackID, imageSequenceFrameRate: rate)) ?? []
         settings.withLock { $0.keyframes[key] = times }
         return times
     }
