@@ -15,8 +15,12 @@ package final class LiveStreamer: @unchecked Sendable {
         var writer: AssetWriter
         var video: AssetWriterInput
         var audio: AssetWriterInput?
-        /// The source time the writer's session starts at: its first picture's (nil until then).
+        /// The source time the writer's session starts at: for segments the picture that made the
+        /// writer (the segments' grid starts there, whichever picture comes first), for a
+        /// stream its first picture's (nil until then).
         var start: MediaTime?
+        /// Whether a picture has been written (sound waits for the first).
+        var pictured = false
         /// The picture size the writer encodes.
         var width: Int
         var height: Int
@@ -95,6 +99,7 @@ package final class LiveStreamer: @unchecked Sendable {
         guard let picture = sample.pixelBuffer else { return }
         var connect = false
         var link: Link?
+        let time = sample.presentationTime
         state.withLock { state in
             switch state {
             case .idle(let retryAt, _) where Date() >= retryAt:
@@ -108,7 +113,7 @@ package final class LiveStreamer: @unchecked Sendable {
         }
         if connect {
             let (width, height) = (picture.width - picture.width % 2, picture.height - picture.height % 2)
-            connecting.async { [self] in self.connect(width: width, height: height) }
+            connecting.async { [self] in self.connect(width: width, height: height, start: time) }
             return
         }
         guard let link else { return }
@@ -123,20 +128,21 @@ package final class LiveStreamer: @unchecked Sendable {
         guard link.video.isReadyForMoreMediaData else { return }
         var start = link.start
         if start == nil {
-            // The session starts at the first picture the writer takes: FFmpeg moves a file's
-            // first timestamp to zero, so the writer's timeline (its keyframe grid, the segments'
-            // times, the replay's) is the muxer's only when nothing comes before that picture.
-            link.writer.startSession(atSourceTime: sample.presentationTime)
-            start = sample.presentationTime
-            state.withLock { state in
-                if case .streaming(var current) = state, current.writer === link.writer {
-                    current.start = start
-                    state = .streaming(current)
-                }
-            }
+            // A stream's session starts at the first picture it takes.
+            link.writer.startSession(atSourceTime: time)
+            start = time
         }
         do {
             try link.video.append(sample)
+            if !link.pictured {
+                state.withLock { state in
+                    if case .streaming(var current) = state, current.writer === link.writer {
+                        current.start = start
+                        current.pictured = true
+                        state = .streaming(current)
+                    }
+                }
+            }
             counts.withLock { $0.frames += 1 }
             if let replay, let start {
                 replay.framePassed(at: sample.presentationTime - start, lasting: sample.duration)
@@ -148,7 +154,7 @@ package final class LiveStreamer: @unchecked Sendable {
 
     package func appendAudio(_ sample: SampleBuffer) {
         // Sound before the session's first picture is not written.
-        guard case .streaming(let link) = state.withLock({ $0 }), link.start != nil, let audio = link.audio else { return }
+        guard case .streaming(let link) = state.withLock({ $0 }), link.pictured, let audio = link.audio else { return }
         guard audio.isReadyForMoreMediaData else { return }
         try? audio.append(sample)
     }
@@ -200,7 +206,10 @@ package final class LiveStreamer: @unchecked Sendable {
                : "replay buffer: the picture is now \(width)x\(height); a save keeps the pictures from here on")
     }
 
-    private func connect(width: Int, height: Int) {
+    /// Makes the writer; a segmented one's session starts at `start`, the time of the picture
+    /// that asked for it, and its segments are cut 2 s (or 1 s) apart from there
+    /// (`initialSegmentStartTime`), however late the first picture it takes comes.
+    private func connect(width: Int, height: Int, start: MediaTime) {
         let writer: AssetWriter
         if let segments {
             do {
@@ -212,7 +221,7 @@ package final class LiveStreamer: @unchecked Sendable {
             }
             writer.outputFileTypeProfile = .mpeg4AppleHLS
             writer.preferredOutputSegmentInterval = segments.interval
-            writer.initialSegmentStartTime = .zero
+            writer.initialSegmentStartTime = start
             writer.delegate = segments.delegate
         } else {
             writer = AssetWriter(streamingTo: url, formatName: formatName)
@@ -236,6 +245,7 @@ package final class LiveStreamer: @unchecked Sendable {
                 audio = input
             }
             try writer.startWriting()
+            if segments != nil { writer.startSession(atSourceTime: start) }
         } catch {
             writer.cancelWriting()
             let attempt = state.withLock { state -> Int? in
@@ -253,7 +263,8 @@ package final class LiveStreamer: @unchecked Sendable {
         }
         let kept = state.withLock { state -> Bool in
             guard case .connecting = state else { return false }
-            state = .streaming(Link(writer: writer, video: video, audio: audio, start: nil, width: width, height: height))
+            state = .streaming(Link(writer: writer, video: video, audio: audio, start: segments != nil ? start : nil,
+                                    width: width, height: height))
             return true
         }
         guard kept else {
