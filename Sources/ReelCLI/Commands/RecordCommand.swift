@@ -116,12 +116,20 @@ struct RecordCommand: Command {
             let live = live
             let pictures = VideoDataOutput()
             pictures.setSampleBufferHandler(queue: DispatchQueue(label: "reel.record.stream-video")) { sample in
+                // The pictures the file took, no more, no fewer: the movie output, before this one
+                // in the session, has decided on each before this handler sees it.
+                guard let range = movie.recordedTimeRange, sample.presentationTime >= range.start,
+                    sample.presentationTime < range.end
+                else { return }
                 for streamer in live { streamer.appendVideo(sample) }
             }
             try session.add(pictures)
             if withAudio {
                 let sound = AudioDataOutput()
                 sound.setSampleBufferHandler(queue: DispatchQueue(label: "reel.record.stream-audio")) { sample in
+                    // Nothing after the file's end once it has stopped (the streamers' own first
+                    // picture starts their sound).
+                    if !movie.isRecording, let range = movie.recordedTimeRange, sample.presentationTime >= range.end { return }
                     for streamer in live { streamer.appendAudio(sample) }
                 }
                 try session.add(sound)
@@ -130,17 +138,19 @@ struct RecordCommand: Command {
         }
         let done = AsyncStream<ReelError?>.makeStream()
         let started = Date()
-        session.startRunning()
         // Ctrl-C from here on finishes the file, even while the recording is being opened.
         let interrupted = Interruption()
         SignalHandling.onInterrupt {
             interrupted.happen()
             movie.stopRecording()
         }
+        // The recording is opened before the session runs, so that the file and the live
+        // outputs start with the same first picture (the session's first).
         try movie.startRecording(to: url, fileType: type) { _, error in
             done.continuation.yield(error)
             done.continuation.finish()
         }
+        session.startRunning()
         if interrupted.happened { movie.stopRecording() }
         // The replay buffer saves on SIGUSR1 and on s or Enter from a terminal (raw mode, put
         // back at the end); stdin that is not a terminal is left alone.
@@ -181,7 +191,8 @@ struct RecordCommand: Command {
         SignalHandling.onUser1(nil)
         keys?.restore()
         for streamer in streamers {
-            streamer.stop()
+            // The segments end where the file does.
+            streamer.stop(endingAt: movie.recordedTimeRange?.end)
             let (connections, frames) = streamer.statistics
             if let folder = streamer.folder {
                 console.printError("wrote \(frames) frames to \(streamer.url.path) in \(folder.segments.count) segments")

@@ -13,6 +13,8 @@ struct RecordingStateMachine<Sink> {
         var duration: MediaTime = .zero
         var frames = 0
         var reason: MovieFileOutput.StopReason?
+        /// The first picture's source time (invalid before it).
+        var start: MediaTime = .invalid
     }
 
     /// An open recording.
@@ -45,7 +47,7 @@ struct RecordingStateMachine<Sink> {
         /// Whether the finisher is waiting to be woken.
         var finisherWaiting = false
 
-        var summary: Summary { Summary(duration: start.isNumeric ? end - start : .zero, frames: frames) }
+        var summary: Summary { Summary(duration: start.isNumeric ? end - start : .zero, frames: frames, start: start) }
 
         /// Nothing is being appended and the sound has reached the last picture (or will not).
         var isDrained: Bool {
@@ -124,7 +126,8 @@ struct RecordingStateMachine<Sink> {
         case .opening: Summary()
         case .recording(let recording): recording.summary
         case .finishing(let recording, let reason):
-            Summary(duration: recording.summary.duration, frames: recording.frames, reason: recording.failure == nil ? reason : .failed)
+            Summary(duration: recording.summary.duration, frames: recording.frames, reason: recording.failure == nil ? reason : .failed,
+                    start: recording.start)
         }
     }
 
