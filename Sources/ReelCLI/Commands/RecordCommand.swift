@@ -138,19 +138,17 @@ struct RecordCommand: Command {
         }
         let done = AsyncStream<ReelError?>.makeStream()
         let started = Date()
+        session.startRunning()
         // Ctrl-C from here on finishes the file, even while the recording is being opened.
         let interrupted = Interruption()
         SignalHandling.onInterrupt {
             interrupted.happen()
             movie.stopRecording()
         }
-        // The recording is opened before the session runs, so that the file and the live
-        // outputs start with the same first picture (the session's first).
         try movie.startRecording(to: url, fileType: type) { _, error in
             done.continuation.yield(error)
             done.continuation.finish()
         }
-        session.startRunning()
         if interrupted.happened { movie.stopRecording() }
         // The replay buffer saves on SIGUSR1 and on s or Enter from a terminal (raw mode, put
         // back at the end); stdin that is not a terminal is left alone.

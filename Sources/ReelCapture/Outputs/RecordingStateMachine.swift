@@ -131,6 +131,26 @@ struct RecordingStateMachine<Sink> {
         }
     }
 
+    /// The source times the pictures taken cover, from the first one's time to the end of the
+    /// last: while the writer opens, those waiting for it (the recording starts when asked);
+    /// nil before a first picture.
+    var takenRange: (start: MediaTime, end: MediaTime)? {
+        func span(_ pictures: [SampleBuffer]) -> (start: MediaTime, end: MediaTime)? {
+            guard let first = pictures.first, let last = pictures.last else { return nil }
+            let length = last.duration.isNumeric && last.duration > .zero ? last.duration : .zero
+            return (first.presentationTime, last.presentationTime + length)
+        }
+        switch state {
+        case .opening(let pictures, _, _):
+            return span(pictures)
+        case .recording(let recording) where !recording.start.isNumeric:
+            return span(recording.waiting)
+        default:
+            let summary = summary
+            return summary.start.isNumeric ? (summary.start, summary.start + summary.duration) : nil
+        }
+    }
+
     // MARK: - Starting
 
     /// idle → opening. False when a recording is being opened or is under way.
