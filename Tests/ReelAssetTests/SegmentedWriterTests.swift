@@ -140,6 +140,89 @@ import Testing
         }
     }
 
+    /// A session started at 10 s of the source (`initialSegmentStartTime` the same, as Apple's
+    /// sample sets them) whose first picture and sound come 11/30 s (0.37 s) later: the segments
+    /// keep the session's timeline (the first picture at 0.367 s, not moved to zero) and are cut
+    /// at 2, 4 and 6 s of it, each on a keyframe, the playlist's durations those ffprobe reads.
+    /// (FFmpeg moved the first sample to zero: keyframes at 0, 1.63, 3.63, 5.63 s and segments
+    /// of 3.63, 2, 1.37 s.)
+    @Test func aLateFirstSampleKeepsTheCutsOnTheSessionsGrid() async throws {
+        let folder = directory.appendingPathComponent("late")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let files = try SegmentFolderWriter(folder: folder)
+        let start = MediaTime(value: 10, timescale: 1)
+        let writer = try AssetWriter(fileType: .mp4)
+        writer.outputFileTypeProfile = .mpeg4AppleHLS
+        writer.preferredOutputSegmentInterval = MediaTime(value: 2, timescale: 1)
+        writer.initialSegmentStartTime = start
+        writer.delegate = files
+        var settings = VideoSettings(width: 320, height: 240, quality: 8, preset: "veryfast")
+        settings.expectedFrameRate = 30
+        let video = AssetWriterInput(mediaType: .video, outputSettings: settings)
+        try writer.add(video)
+        let audio = AssetWriterInput(mediaType: .audio, outputSettings: AudioSettings(sampleRate: 48000, channelCount: 1))
+        try writer.add(audio)
+        let adaptor = AssetWriterInputPixelBufferAdaptor(assetWriterInput: video, sourcePixelFormat: .yuv420p)
+        try writer.startWriting()
+        writer.startSession(atSourceTime: start)
+        // Pictures 11…209 of the session's 30 fps (0.367 s to 7 s), the sound from the first.
+        let (first, end) = (11, 210)
+        let tone = try TestPatterns.sine(frequency: 1000, seconds: Double(end - first) / 30)
+        try audio.append(SampleBuffer(audioBuffer: tone, presentationTime: start + MediaTime(value: Int64(first), timescale: 30)))
+        for index in first..<end {
+            while !video.isReadyForMoreMediaData { try await Task.sleep(nanoseconds: 1_000_000) }
+            try adaptor.append(
+                try TestPatterns.indexedFrame(index, pool: adaptor.pixelBufferPool),
+                withPresentationTime: start + MediaTime(value: Int64(index), timescale: 30))
+        }
+        try await writer.finishWriting()
+        try files.finish()
+
+        let segments = files.segments
+        let initial = try Data(contentsOf: folder.appendingPathComponent("init.mp4"))
+        var whole = initial
+        var starts: [Double] = []
+        var ends: [Double] = []
+        for (index, segment) in segments.enumerated() {
+            let data = try Data(contentsOf: folder.appendingPathComponent(segment.name))
+            whole.append(data)
+            let part = directory.appendingPathComponent("late-\(index).mp4")
+            try (initial + data).write(to: part)
+            let found = try videoPackets(part)
+            let head = try #require(found.first), tail = try #require(found.last)
+            #expect(head.key, "segment \(index + 1) starts without a keyframe")
+            starts.append(head.time)
+            ends.append(tail.time + 1.0 / 30)
+        }
+        // Cut at the session's 2, 4 and 6 s, the first segment from the first picture.
+        #expect(starts.count == 4, "\(starts)")
+        let expected = [Double(first) / 30, 2, 4, 6]
+        #expect(
+            starts.count == expected.count && zip(starts, expected).allSatisfy { abs($0 - $1) < 1e-3 },
+            "segments start at \(starts) s, not \(expected) s")
+        // The playlist's durations are the segments' as ffprobe reads them.
+        let playlist = try String(contentsOf: folder.appendingPathComponent("playlist.m3u8"), encoding: .utf8)
+        let listed = playlist.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }
+            .compactMap { Double($0.dropFirst(8).prefix { $0 != "," }) }
+        let probed = zip(starts, starts.dropFirst().map { $0 } + [ends.last ?? 0]).map { $1 - $0 }
+        #expect(
+            listed.count == probed.count && zip(listed, probed).allSatisfy { abs($0 - $1) < 2e-3 },
+            "playlist \(listed), ffprobe \(probed)")
+        #expect(zip(segments, probed).allSatisfy { abs($0.duration.seconds - $1) < 2e-3 })
+        // The whole: every picture once, keyframes only at the cuts, the sound with the first picture.
+        let url = directory.appendingPathComponent("late-whole.mp4")
+        try whole.write(to: url)
+        let packets = try videoPackets(url)
+        #expect(packets.count == end - first)
+        #expect(packets.filter(\.key).map { ($0.time * 1000).rounded() / 1000 } == expected.map { ($0 * 1000).rounded() / 1000 })
+        // (Its first packet is the AAC priming, laid to end where the sound starts.)
+        let sound = try ProcessRunner.run(
+            "/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", url.path])
+        let soundStart = (sound.standardOutput.split(separator: "\n").first.flatMap { Double($0) } ?? -1) + 1024.0 / 48000
+        #expect(abs(soundStart - Double(first) / 30) < 1e-3, "the sound starts at \(soundStart) s")
+        print("late first sample: segments start at \(starts) s, playlist \(listed) s, sound at \(soundStart) s")
+    }
+
     @Test func indefiniteIntervalGivesOneSegmentUnlessFlushed() async throws {
         let collector = Collector()
         _ = try await writeSegments(frames: 60, interval: .indefinite, delegate: collector)

@@ -1,4 +1,7 @@
 import Foundation
+import ReelAsset
+import ReelCapture
+import ReelCore
 import ReelTestSupport
 import Testing
 
@@ -263,7 +266,41 @@ import Testing
         let frames = try #require(words.firstIndex(of: "frames").flatMap { Int(words[$0 - 1]) })
         #expect(try FFprobe.countFrames(joined) == frames, "\(line)")
         #expect(try FFprobe.probe(joined).streams(ofType: "audio").count == 1)
-        print("live hls: \(seen) \(line)")
+        // The playlist and the file start with the same picture of the camera (its counter)
+        // and last as long, to a frame. (The playlist started about 4 frames later: its
+        // writer dropped what came while it opened.)
+        let (localFirst, hlsFirst) = (try firstCounter(local), try firstCounter(joined))
+        let (localSpan, hlsSpan) = (try videoSpan(local), try videoSpan(joined))
+        #expect(localFirst == hlsFirst, "the file starts with picture \(localFirst), the playlist with \(hlsFirst)")
+        #expect(abs(localSpan - hlsSpan) <= 1.0 / 30 + 1e-3, "the file lasts \(localSpan) s, the playlist \(hlsSpan) s")
+        print("live hls: \(seen) \(line); first pictures \(localFirst) (file) and \(hlsFirst) (playlist), "
+              + "\(localSpan) s and \(hlsSpan) s, \(try FFprobe.countFrames(local)) and \(frames) frames")
+    }
+
+    /// The camera's counter on a file's first picture.
+    private func firstCounter(_ url: URL) throws -> Int {
+        let asset = try Asset(url: url)
+        let reader = try AssetReader(asset: asset)
+        let output = AssetReaderTrackOutput(track: try #require(asset.tracks(withMediaType: .video).first))
+        try reader.add(output)
+        try reader.startReading()
+        let picture = try #require(try output.copyNextSampleBuffer()?.pixelBuffer)
+        return VirtualCamera.readCounter(picture)
+    }
+
+    /// From a file's first picture's time to its last one's end, by ffprobe's packets (which
+    /// read no durations from fragments: a frame of the camera's 30 fps then).
+    private func videoSpan(_ url: URL) throws -> Double {
+        let result = try ProcessRunner.run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0", url.path])
+        let packets = result.standardOutput.split(separator: "\n").compactMap { line -> (Double, Double)? in
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard let time = fields.first.flatMap({ Double($0) }) else { return nil }
+            return (time, fields.dropFirst().first.flatMap { Double($0) } ?? 1.0 / 30)
+        }
+        let first = try #require(packets.map(\.0).min()), last = try #require(packets.max { $0.0 < $1.0 })
+        return last.0 + last.1 - first
     }
 
     @Test func badRTMPAddressIsOneLine() throws {

@@ -216,7 +216,7 @@ import Testing
         #expect(result19.isDrop, "sound past the last picture is left out")
         let (error, summary) = machine.finished()
         #expect(error == nil)
-        #expect(summary == Machine.Summary(duration: Self.frame * 2, frames: 2, reason: .requested))
+        #expect(summary == Machine.Summary(duration: Self.frame * 2, frames: 2, reason: .requested, start: .zero))
         #expect(machine.summary.duration == Self.frame * 2, "the duration stays readable after the finish")
     }
 

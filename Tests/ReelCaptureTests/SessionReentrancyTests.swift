@@ -74,7 +74,8 @@ import Testing
     /// it starts a thread that calls `stopRunning()` and waits for it. `stopRunning()` waited
     /// for the notification queue, which was blocked in that observer: a deadlock (found by
     /// reading the code in session 10). The observer gets 60 s, so a deadlock fails the test
-    /// instead of hanging the suite; the stop's own notification comes after the observer returns.
+    /// instead of hanging the suite; the stop's own notification is posted on the stopping
+    /// thread, while the observer waits for it.
     @Test func anObserverMayStopTheSessionThroughAnotherThread() throws {
         let session = CaptureSession()
         try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
@@ -124,6 +125,38 @@ import Testing
         session.startRunning()
         #expect(stopped.wait(timeout: .now() + 60) == .success, "the stop through a queue never returned")
         #expect(!session.isRunning)
+    }
+
+    /// `stopRunning()` is synchronous (Apple: it "blocks until the session stops running
+    /// completely"): when it returns its `didStopRunningNotification` has been posted, also
+    /// while another thread is posting the session's notifications and sits in a slow observer
+    /// (here the notification queue, held in a `didStartRunningNotification` observer until the
+    /// stop has returned). It returned with the notification still queued behind that observer.
+    @Test func stopRunningPostsItsNotificationWhileAnotherThreadIsPosting() throws {
+        let session = CaptureSession()
+        try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        session.sessionPreset = .low
+        let entered = DispatchSemaphore(value: 0), leave = DispatchSemaphore(value: 0)
+        let seen = PosixMutex<[Notification.Name]>([])
+        let names = [CaptureSession.didStartRunningNotification, CaptureSession.didStopRunningNotification]
+        let observers = names.map { name in
+            NotificationCenter.default.addObserver(forName: name, object: session, queue: nil) { note in
+                seen.withLock { $0.append(note.name) }
+                guard note.name == CaptureSession.didStartRunningNotification else { return }
+                entered.signal()
+                _ = leave.wait(timeout: .now() + 120)
+            }
+        }
+        defer { observers.forEach(NotificationCenter.default.removeObserver) }
+        session.startRunning()
+        let inObserver = entered.wait(timeout: .now() + 60)
+        #expect(inObserver == .success, "the start was never announced")
+        guard inObserver == .success else { return }
+        session.stopRunning()
+        let atReturn = seen.withLock { $0 }
+        leave.signal()
+        #expect(!session.isRunning)
+        #expect(atReturn == names, "when stopRunning() returned the observers had seen \(atReturn)")
     }
 
     /// Starts, stops, frame-rate changes and reads from many threads at once (the thread

@@ -77,8 +77,11 @@ public final class AssetWriter: Sendable {
         get { machine.withLock { $0.settings.preferredOutputSegmentInterval } }
         set { _ = machine.withLock { $0.configure { $0.preferredOutputSegmentInterval = newValue } } }
     }
-    /// Where the first segment interval starts on the session's timeline (required, numeric,
-    /// when the interval is). Set before ``startWriting()``. `initialSegmentStartTime`.
+    /// Where the first segment starts, on the source samples' timeline (the one
+    /// ``startSession(atSourceTime:)`` takes): segments are cut at this time plus each multiple
+    /// of ``preferredOutputSegmentInterval``, whenever the first sample comes. Usually the
+    /// session's start time (Apple's sample sets both to the same time). Required, numeric,
+    /// when the interval is; set before ``startWriting()``. `initialSegmentStartTime`.
     public var initialSegmentStartTime: MediaTime {
         get { machine.withLock { $0.settings.initialSegmentStartTime } }
         set { _ = machine.withLock { $0.configure { $0.initialSegmentStartTime = newValue } } }
@@ -294,11 +297,6 @@ public final class AssetWriter: Sendable {
                 try prepare(input, index: index, muxer: muxer, shared: shared, settings: settings)
             }
             Self.shiftForPriming(settings.inputs, trimming: true)
-            if let interval = plan.interval {
-                for input in settings.inputs where input.mediaType == .video {
-                    input.pipeline?.keyframeBoundaries = (plan.initialStart, interval)
-                }
-            }
             Self.writeMetadata(settings.metadata, to: muxer)
             let hasVideo = settings.inputs.contains { $0.mediaType == .video }
             try muxer.writeHeader(options: Self.segmentOptions(settings, plan: plan, hasVideo: hasVideo))
@@ -352,7 +350,7 @@ public final class AssetWriter: Sendable {
             throw ReelError(.unsupported, "the profile \(profile) is not one Reel writes")
         }
         let interval = settings.preferredOutputSegmentInterval
-        if interval.isIndefinite { return .init(interval: nil, initialStart: .zero) }
+        if interval.isIndefinite { return .init(interval: nil, initialStart: nil) }
         if interval.isValid, !(interval.isNumeric && interval > .zero) {
             throw ReelError(.invalidArgument, "the segment interval must be positive, indefinite or invalid (the default)")
         }
@@ -360,18 +358,28 @@ public final class AssetWriter: Sendable {
         if interval.isNumeric, !start.isNumeric {
             throw ReelError(.invalidArgument, "set a numeric initialSegmentStartTime with a numeric segment interval")
         }
-        return .init(interval: interval.isNumeric ? interval : MediaTime(value: 6, timescale: 1),
-                     initialStart: start.isNumeric ? start : .zero)
+        // Without a numeric interval (the writer's 6 s) the segments start with the session.
+        guard interval.isNumeric else { return .init(interval: MediaTime(value: 6, timescale: 1), initialStart: nil) }
+        return .init(interval: interval, initialStart: start)
     }
 
     /// The MP4 muxer's options for segments: an empty moov up front, a fragment at every
     /// keyframe (or every interval for sound alone), times relative to each moof, no
     /// trailing index. CMAF's profile adds its brand.
+    ///
+    /// The segments keep the session's timeline: a sample appended at `T` is at `T - start` in
+    /// them, also when the first sample comes after the session's start. FFmpeg's default for
+    /// a fragmented MP4 without an edit list moves the first packet to zero (`avoid_negative_ts
+    /// make_zero`), which put every time, and so every cut, off by the first sample's lateness:
+    /// a first picture 0.37 s into the session gave keyframes at 1.63, 3.63 … s and a first
+    /// segment of 3.63 s. Here nothing is moved (`make_non_negative`: nothing is negative, the
+    /// AAC priming is laid from zero), no edit list is written, and `frag_discont` makes each
+    /// track's first `tfdt` its first sample's time rather than zero.
     private static func segmentOptions(_ settings: AssetWriterStateMachine<WriterFiles>.Settings,
                                        plan: SegmentAssembler.SegmentPlan, hasVideo: Bool) -> [String: String] {
-        var flags = "+frag_keyframe+empty_moov+default_base_moof+skip_trailer"
+        var flags = "+frag_keyframe+empty_moov+default_base_moof+skip_trailer+frag_discont"
         if settings.outputFileTypeProfile == .mpeg4CMAFCompliant { flags += "+cmaf" }
-        var options = ["movflags": flags]
+        var options = ["movflags": flags, "avoid_negative_ts": "make_non_negative", "use_editlist": "0"]
         if !hasVideo {
             let interval = plan.interval ?? MediaTime(value: 1, timescale: 1)
             options["frag_duration"] = String(interval.convertScale(1_000_000).value)
@@ -538,11 +546,17 @@ public final class AssetWriter: Sendable {
         machine.withLock { $0.session?.output.segments }?.flush()
     }
 
-    /// Appended samples before `time` are dropped; `time` is zero in the file.
-    /// `startSession(atSourceTime:)`.
+    /// Appended samples before `time` are dropped; `time` is zero in the file, and a sample
+    /// appended at `T` is at `T - time` in it, however late the first sample comes. A segmented
+    /// writer cuts its segments on ``initialSegmentStartTime``'s grid, laid on the file's
+    /// timeline here (not from the first sample). `startSession(atSourceTime:)`.
     /// - Parameter time: The source time the file starts at.
     public func startSession(atSourceTime time: MediaTime) {
-        machine.withLock { $0.startSession(at: time) }
+        guard let files = machine.withLock({ $0.startSession(at: time) }), let segments = files.segments,
+            let grid = segments.sessionStarted(at: time)
+        else { return }
+        // Appends come only after this returns, so the encoders see the grid before any picture.
+        for input in files.inputs where input.mediaType == .video { input.pipeline?.keyframeBoundaries = grid }
     }
 
     /// Samples at or after `time` are dropped, and the file ends there. `endSession(atSourceTime:)`.

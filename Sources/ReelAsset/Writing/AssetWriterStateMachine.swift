@@ -132,9 +132,17 @@ struct AssetWriterStateMachine<Output> {
         if case .starting = state { state = .failed(error, cleanup: nil) }
     }
 
-    mutating func startSession(at time: MediaTime) {
-        guard time.isNumeric else { return }
-        updateSession { if !$0.start.isValid { $0.start = time } }
+    /// Sets the session's start, the first time only. Returns the open output when this call
+    /// set it (the writer then lays its segments' grid from it), else nil.
+    mutating func startSession(at time: MediaTime) -> Output? {
+        guard time.isNumeric else { return nil }
+        var output: Output?
+        updateSession { session in
+            guard !session.start.isValid else { return }
+            session.start = time
+            output = session.output
+        }
+        return output
     }
 
     mutating func endSession(at time: MediaTime) {

@@ -116,12 +116,20 @@ struct RecordCommand: Command {
             let live = live
             let pictures = VideoDataOutput()
             pictures.setSampleBufferHandler(queue: DispatchQueue(label: "reel.record.stream-video")) { sample in
+                // The pictures the file took, no more, no fewer: the movie output, before this one
+                // in the session, has decided on each before this handler sees it.
+                guard let range = movie.recordedTimeRange, sample.presentationTime >= range.start,
+                    sample.presentationTime < range.end
+                else { return }
                 for streamer in live { streamer.appendVideo(sample) }
             }
             try session.add(pictures)
             if withAudio {
                 let sound = AudioDataOutput()
                 sound.setSampleBufferHandler(queue: DispatchQueue(label: "reel.record.stream-audio")) { sample in
+                    // Nothing after the file's end once it has stopped (the streamers' own first
+                    // picture starts their sound).
+                    if !movie.isRecording, let range = movie.recordedTimeRange, sample.presentationTime >= range.end { return }
                     for streamer in live { streamer.appendAudio(sample) }
                 }
                 try session.add(sound)
@@ -181,7 +189,8 @@ struct RecordCommand: Command {
         SignalHandling.onUser1(nil)
         keys?.restore()
         for streamer in streamers {
-            streamer.stop()
+            // The segments end where the file does.
+            streamer.stop(endingAt: movie.recordedTimeRange?.end)
             let (connections, frames) = streamer.statistics
             if let folder = streamer.folder {
                 console.printError("wrote \(frames) frames to \(streamer.url.path) in \(folder.segments.count) segments")

@@ -1,5 +1,5 @@
 import Foundation
-import ReelCore
+package import ReelCore
 
 /// The pictures of `virtual:camera`, seen through simulated optics.
 ///
@@ -11,7 +11,7 @@ import ReelCore
 /// on-screen display, the frame counter in binary (16 blocks along the top, white = 1) and
 /// a timecode. The first frame of every second is a white flash, which the virtual
 /// microphone's click matches. Frame `i` is at `i / fps` from the session's start.
-struct VirtualCamera: SceneProbe {
+package struct VirtualCamera: SceneProbe {
     static let counterBits = 16
     static let blockSize = 16
     static let barsFocus: Float = 0.8
@@ -219,7 +219,7 @@ extension Int {
 
 extension VirtualCamera {
     /// Reads the counter back from a picture of the camera (after encoding too).
-    static func readCounter(_ picture: PixelBuffer) -> Int {
+    package static func readCounter(_ picture: PixelBuffer) -> Int {
         var value = 0
         for bit in 0..<counterBits where (bit + 1) * blockSize <= picture.width {
             if (picture.element(plane: 0, x: bit * blockSize + blockSize / 2, y: blockSize / 2)?[0] ?? 0) > 128 {

@@ -9,14 +9,20 @@ package import ReelCore
 /// writer and connects again, after 0.25 s and then doubling up to 2 s between attempts,
 /// so a server back up is reached within about 2 s; the new connection starts at the next
 /// frame. Frames that come while a connection is being made, or while the encoder is busy,
-/// are not streamed (the local file has them all).
+/// are not streamed (the local file has them all). Segments (`--hls`, `--replay-buffer`)
+/// start with the first picture handed over, as the local file does: what comes while their
+/// writer opens waits for it (up to a second of pictures).
 package final class LiveStreamer: @unchecked Sendable {
     private struct Link {
         var writer: AssetWriter
         var video: AssetWriterInput
         var audio: AssetWriterInput?
-        /// The source time the writer's session starts at: its first picture's (nil until then).
+        /// The source time the writer's session starts at: for segments the picture that made the
+        /// writer (the segments' grid starts there, whichever picture comes first), for a
+        /// stream its first picture's (nil until then).
         var start: MediaTime?
+        /// Whether a picture has been written (sound waits for the first).
+        var pictured = false
         /// The picture size the writer encodes.
         var width: Int
         var height: Int
@@ -25,7 +31,9 @@ package final class LiveStreamer: @unchecked Sendable {
     private enum State {
         /// Not connected; the next frame at or after `retryAt` connects.
         case idle(retryAt: Date, attempt: Int)
-        case connecting
+        /// The writer is being made; for segments the pictures and sound that came meanwhile,
+        /// the first the picture that asked for it, written once it is open.
+        case connecting(pending: [SampleBuffer])
         case streaming(Link)
         case stopped
     }
@@ -95,11 +103,18 @@ package final class LiveStreamer: @unchecked Sendable {
         guard let picture = sample.pixelBuffer else { return }
         var connect = false
         var link: Link?
+        let time = sample.presentationTime
         state.withLock { state in
             switch state {
             case .idle(let retryAt, _) where Date() >= retryAt:
                 connect = true
-                state = .connecting
+                state = .connecting(pending: segments != nil ? [sample] : [])
+            case .connecting(var pending) where segments != nil:
+                // Kept for the writer being opened, up to a second of pictures.
+                if pending.count < pendingLimit {
+                    pending.append(sample)
+                    state = .connecting(pending: pending)
+                }
             case .streaming(let current):
                 link = current
             default:
@@ -108,7 +123,7 @@ package final class LiveStreamer: @unchecked Sendable {
         }
         if connect {
             let (width, height) = (picture.width - picture.width % 2, picture.height - picture.height % 2)
-            connecting.async { [self] in self.connect(width: width, height: height) }
+            connecting.async { [self] in self.connect(width: width, height: height, start: time) }
             return
         }
         guard let link else { return }
@@ -123,20 +138,21 @@ package final class LiveStreamer: @unchecked Sendable {
         guard link.video.isReadyForMoreMediaData else { return }
         var start = link.start
         if start == nil {
-            // The session starts at the first picture the writer takes: FFmpeg moves a file's
-            // first timestamp to zero, so the writer's timeline (its keyframe grid, the segments'
-            // times, the replay's) is the muxer's only when nothing comes before that picture.
-            link.writer.startSession(atSourceTime: sample.presentationTime)
-            start = sample.presentationTime
-            state.withLock { state in
-                if case .streaming(var current) = state, current.writer === link.writer {
-                    current.start = start
-                    state = .streaming(current)
-                }
-            }
+            // A stream's session starts at the first picture it takes.
+            link.writer.startSession(atSourceTime: time)
+            start = time
         }
         do {
             try link.video.append(sample)
+            if !link.pictured {
+                state.withLock { state in
+                    if case .streaming(var current) = state, current.writer === link.writer {
+                        current.start = start
+                        current.pictured = true
+                        state = .streaming(current)
+                    }
+                }
+            }
             counts.withLock { $0.frames += 1 }
             if let replay, let start {
                 replay.framePassed(at: sample.presentationTime - start, lasting: sample.duration)
@@ -147,14 +163,27 @@ package final class LiveStreamer: @unchecked Sendable {
     }
 
     package func appendAudio(_ sample: SampleBuffer) {
-        // Sound before the session's first picture is not written.
-        guard case .streaming(let link) = state.withLock({ $0 }), link.start != nil, let audio = link.audio else { return }
+        // Sound before the session's first picture is not written; while a segmented writer
+        // opens, the sound after its first picture waits with the pictures.
+        let current = state.withLock { state -> State in
+            if case .connecting(var pending) = state, segments != nil, withAudio, !pending.isEmpty, pending.count < pendingLimit {
+                pending.append(sample)
+                state = .connecting(pending: pending)
+            }
+            return state
+        }
+        guard case .streaming(let link) = current, link.pictured, let audio = link.audio else { return }
         guard audio.isReadyForMoreMediaData else { return }
         try? audio.append(sample)
     }
 
+    /// How many samples wait for a segmented writer being opened: a second of pictures and its sound.
+    private var pendingLimit: Int { Int(min(240, max(1, frameRate.rounded()))) * 3 }
+
     /// Ends the stream (the server gets the end of it) and stops connecting.
-    package func stop() {
+    /// - Parameter end: Where the segments end (source time), as a recording they go with does:
+    ///   sound after it is cut and the last picture ends there; nil ends with what was written.
+    package func stop(endingAt end: MediaTime? = nil) {
         let previous = state.withLock { state -> State in
             defer { state = .stopped }
             return state
@@ -162,6 +191,7 @@ package final class LiveStreamer: @unchecked Sendable {
         connecting.sync {}
         // A connection being made meanwhile finds the state stopped and closes its writer itself.
         if case .streaming(let link) = previous {
+            if let end, segments != nil { link.writer.endSession(atSourceTime: end) }
             do {
                 try link.writer.finishSynchronously()
             } catch {
@@ -200,7 +230,10 @@ package final class LiveStreamer: @unchecked Sendable {
                : "replay buffer: the picture is now \(width)x\(height); a save keeps the pictures from here on")
     }
 
-    private func connect(width: Int, height: Int) {
+    /// Makes the writer; a segmented one's session starts at `start`, the time of the picture
+    /// that asked for it, and its segments are cut 2 s (or 1 s) apart from there
+    /// (`initialSegmentStartTime`), however late the first picture it takes comes.
+    private func connect(width: Int, height: Int, start: MediaTime) {
         let writer: AssetWriter
         if let segments {
             do {
@@ -212,7 +245,7 @@ package final class LiveStreamer: @unchecked Sendable {
             }
             writer.outputFileTypeProfile = .mpeg4AppleHLS
             writer.preferredOutputSegmentInterval = segments.interval
-            writer.initialSegmentStartTime = .zero
+            writer.initialSegmentStartTime = start
             writer.delegate = segments.delegate
         } else {
             writer = AssetWriter(streamingTo: url, formatName: formatName)
@@ -236,12 +269,14 @@ package final class LiveStreamer: @unchecked Sendable {
                 audio = input
             }
             try writer.startWriting()
+            if segments != nil { writer.startSession(atSourceTime: start) }
         } catch {
             writer.cancelWriting()
             let attempt = state.withLock { state -> Int? in
                 guard case .connecting = state else { return nil }
                 return 0
             }
+            // (What waited for the writer goes with it.)
             guard attempt != nil else { return }
             if segments != nil {
                 state.withLock { $0 = .stopped }
@@ -251,14 +286,31 @@ package final class LiveStreamer: @unchecked Sendable {
             retry(after: error.message)
             return
         }
-        let kept = state.withLock { state -> Bool in
-            guard case .connecting = state else { return false }
-            state = .streaming(Link(writer: writer, video: video, audio: audio, start: nil, width: width, height: height))
-            return true
-        }
-        guard kept else {
-            writer.cancelWriting()
-            return
+        var link = Link(writer: writer, video: video, audio: audio, start: segments != nil ? start : nil, width: width,
+                        height: height)
+        // What came while the writer opened, in order, until none is left; then it streams.
+        while true {
+            let waiting = state.withLock { state -> [SampleBuffer]? in
+                guard case .connecting(let pending) = state else { return nil }
+                state = pending.isEmpty ? .streaming(link) : .connecting(pending: [])
+                return pending
+            }
+            guard let waiting else {
+                // Stopped meanwhile: what was written is finished, as stop() would have.
+                if link.pictured {
+                    do throws(ReelError) { try writer.finishSynchronously() } catch { report("\(url.path): \(error.message)") }
+                } else {
+                    writer.cancelWriting()
+                }
+                return
+            }
+            if waiting.isEmpty { break }
+            if let error = writeWaiting(waiting, to: &link) {
+                writer.cancelWriting()
+                state.withLock { $0 = .stopped }
+                report("stopped writing \(url.path): \(error.message) (the local recording goes on)")
+                return
+            }
         }
         let number = counts.withLock { counts -> Int in
             counts.connections += 1
@@ -271,6 +323,28 @@ package final class LiveStreamer: @unchecked Sendable {
         } else {
             report(number == 1 ? "streaming to \(url.absoluteString)" : "reconnected to \(url.absoluteString)")
         }
+    }
+
+    /// Writes what waited for a segmented writer (its session started): pictures wait for room
+    /// rather than being dropped, sound goes after the first picture.
+    private func writeWaiting(_ samples: [SampleBuffer], to link: inout Link) -> ReelError? {
+        for sample in samples {
+            do throws(ReelError) {
+                if sample.mediaType == .video {
+                    try link.video.append(sample)
+                    link.pictured = true
+                    counts.withLock { $0.frames += 1 }
+                    if let replay, let start = link.start {
+                        replay.framePassed(at: sample.presentationTime - start, lasting: sample.duration)
+                    }
+                } else if link.pictured, let audio = link.audio {
+                    try audio.append(sample)
+                }
+            } catch {
+                return error
+            }
+        }
+        return nil
     }
 
     /// A failed connection attempt: the next waits twice as long as this one (0.25 s … 2 s).

@@ -106,6 +106,12 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     public var recordedDuration: MediaTime { machine.withLock { $0.summary.duration } }
     /// Frames written so far.
     public var recordedFrames: Int { machine.withLock { $0.summary.frames } }
+    /// The source times the recording's pictures cover so far (or the last one's did): from its
+    /// first picture's time to the end of its last, those waiting for the writer to open
+    /// included; nil before a first picture. A picture is decided on as the session hands it
+    /// over, before the outputs after this one get it, so they can take the same pictures
+    /// (`reel record`'s live outputs do).
+    package var recordedTimeRange: (start: MediaTime, end: MediaTime)? { machine.withLock { $0.takenRange } }
     /// Bytes on disk so far. `recordedFileSize`.
     public var recordedFileSize: Int64 {
         guard let path = machine.withLock({ $0.sink?.writer.inProgressURL?.path }),

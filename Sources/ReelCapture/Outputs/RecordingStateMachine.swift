@@ -13,6 +13,8 @@ struct RecordingStateMachine<Sink> {
         var duration: MediaTime = .zero
         var frames = 0
         var reason: MovieFileOutput.StopReason?
+        /// The first picture's source time (invalid before it).
+        var start: MediaTime = .invalid
     }
 
     /// An open recording.
@@ -45,7 +47,7 @@ struct RecordingStateMachine<Sink> {
         /// Whether the finisher is waiting to be woken.
         var finisherWaiting = false
 
-        var summary: Summary { Summary(duration: start.isNumeric ? end - start : .zero, frames: frames) }
+        var summary: Summary { Summary(duration: start.isNumeric ? end - start : .zero, frames: frames, start: start) }
 
         /// Nothing is being appended and the sound has reached the last picture (or will not).
         var isDrained: Bool {
@@ -124,7 +126,28 @@ struct RecordingStateMachine<Sink> {
         case .opening: Summary()
         case .recording(let recording): recording.summary
         case .finishing(let recording, let reason):
-            Summary(duration: recording.summary.duration, frames: recording.frames, reason: recording.failure == nil ? reason : .failed)
+            Summary(duration: recording.summary.duration, frames: recording.frames, reason: recording.failure == nil ? reason : .failed,
+                    start: recording.start)
+        }
+    }
+
+    /// The source times the pictures taken cover, from the first one's time to the end of the
+    /// last: while the writer opens, those waiting for it (the recording starts when asked);
+    /// nil before a first picture.
+    var takenRange: (start: MediaTime, end: MediaTime)? {
+        func span(_ pictures: [SampleBuffer]) -> (start: MediaTime, end: MediaTime)? {
+            guard let first = pictures.first, let last = pictures.last else { return nil }
+            let length = last.duration.isNumeric && last.duration > .zero ? last.duration : .zero
+            return (first.presentationTime, last.presentationTime + length)
+        }
+        switch state {
+        case .opening(let pictures, _, _):
+            return span(pictures)
+        case .recording(let recording) where !recording.start.isNumeric:
+            return span(recording.waiting)
+        default:
+            let summary = summary
+            return summary.start.isNumeric ? (summary.start, summary.start + summary.duration) : nil
         }
     }
 

@@ -251,7 +251,12 @@ public final class CaptureSession: @unchecked Sendable {
             timers.audio = timer
         }
         let started = timers
-        let accepted = state.withLock { $0.started(started) }
+        // Queued with the change to running: a stop on another thread can only come after it.
+        let announcement = CaptureSessionStateMachine.PendingNotification(name: Self.didStartRunningNotification, object: self)
+        let (accepted, schedule) = state.withLock { machine in
+            let accepted = machine.started(started, announcing: announcement)
+            return (accepted, accepted && machine.requestDelivery())
+        }
         let sources = [started.video, started.audio].compactMap { $0 }
         guard accepted else {
             // Stopped meanwhile: a source is resumed before it is cancelled and released.
@@ -262,7 +267,7 @@ public final class CaptureSession: @unchecked Sendable {
             return
         }
         for timer in sources { timer.resume() }
-        post(Self.didStartRunningNotification)
+        if schedule { notifications.async { [self] in deliverNotifications() } }
     }
 
     /// Half a frame: the video timer looks twice a frame for the next one due.
@@ -277,12 +282,20 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// Stops the devices and waits for the last frame to be delivered (unless called from
-    /// a frame being delivered). When it returns, every notification the session posted,
-    /// `didStopRunningNotification` included, has been handed to its observers, or is being
-    /// handed to them on another thread: it never waits on an observer, which may itself be
-    /// waiting for this call (a stop through a synchronous hop to another thread). `stopRunning()`.
+    /// a frame being delivered). Synchronous, as Apple's (it "blocks until the session stops
+    /// running completely"): when it returns, every notification the session posted,
+    /// `didStopRunningNotification` included, has been handed to its observers, on this thread
+    /// if another was posting them. It never waits on an observer, which may itself be waiting
+    /// for this call (a stop through a synchronous hop to another thread): it takes the posting
+    /// over, so that observer may still be running beside the ones it calls (and a notification
+    /// that thread had just taken may reach its observers after the stop's). Called from inside
+    /// an observer on the same thread, or from the session's own queues, it returns first and
+    /// the notification follows once that observer returns. `stopRunning()`.
     public func stopRunning() {
-        guard let timers = state.withLock({ $0.stop() }) else { return }
+        let announcement = CaptureSessionStateMachine.PendingNotification(name: Self.didStopRunningNotification, object: self)
+        // Queued with the change to stopped, held until the stop is done: a start on another
+        // thread meanwhile announces itself after it.
+        guard let (timers, hold) = state.withLock({ $0.stop(announcing: announcement) }) else { return }
         for timer in timers { timer.cancel() }
         let waits = !isOnOwnQueue
         if waits {
@@ -292,11 +305,15 @@ public final class CaptureSession: @unchecked Sendable {
         let devices = state.withLock { [$0.committed.camera, $0.committed.microphone] }
         for device in devices.compactMap({ $0 }) { LiveDevice.shared(for: device)?.stop() }
         for output in outputs { output.sessionDidStop() }
-        post(Self.didStopRunningNotification)
+        let schedule = state.withLock { $0.release(hold) }
         // What the run posted reaches its observers before this returns: posted here, in
-        // order, unless a thread is posting already (then it posts these too, after its
-        // observer returns; waiting for it could wait for ourselves).
-        if waits { deliverNotifications() }
+        // order, taking over from a thread that is posting (waiting for it could wait for
+        // ourselves: its observer may be waiting for this stop).
+        if waits {
+            deliverNotifications(takingOver: true)
+        } else if schedule {
+            notifications.async { [self] in deliverNotifications() }
+        }
     }
 
     /// Hands the next frame to `handler` as well as to the outputs, lit by the flash if
@@ -472,10 +489,12 @@ public final class CaptureSession: @unchecked Sendable {
         notifications.async { [self] in deliverNotifications() }
     }
 
-    /// Posts the waiting notifications on this thread, in order, if no thread is posting them.
-    private func deliverNotifications() {
-        guard state.withLock({ $0.beginDelivery() }) else { return }
-        while let next = state.withLock({ $0.nextNotification() }) {
+    /// Posts the waiting notifications on this thread, in order, if no thread is posting them
+    /// (or, `takingOver`, if another is: it stops at its next one).
+    private func deliverNotifications(takingOver: Bool = false) {
+        let thread = pthread_self()
+        guard let turn = state.withLock({ $0.beginDelivery(by: thread, takingOver: takingOver) }) else { return }
+        while let next = state.withLock({ $0.nextNotification(turn: turn) }) {
             NotificationCenter.default.post(name: next.name, object: next.object, userInfo: next.userInfo)
         }
     }

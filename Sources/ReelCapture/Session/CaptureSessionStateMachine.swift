@@ -21,18 +21,23 @@ struct CaptureSessionStateMachine: Sendable {
         var name: Notification.Name
         var object: any AnyObject & Sendable
         var userInfo: [String: any Sendable]?
+        /// A stop's `didStopRunningNotification`, queued when the session stopped (so that it
+        /// keeps its place before a later start's) and held there, with what comes after it,
+        /// until the stop has drained the frame queues and told the outputs: its number.
+        var hold: Int?
     }
 
-    /// Who posts the waiting notifications. One thread at a time, in order: the notification
-    /// queue, or a `stopRunning()` caller that finds none under way and posts them itself
-    /// (so that it never waits on an observer that may be waiting on it).
+    /// Who posts the waiting notifications: one thread at a time takes them, in order: the
+    /// notification queue, or a `stopRunning()` caller, which takes the turn over from any
+    /// other thread (that one may be inside an observer waiting for the stop) and posts what
+    /// waits, its own `didStopRunningNotification` included, before it returns.
     enum Delivery: Sendable {
         /// None waiting, none being posted.
         case idle
         /// The notification queue has been asked to post them and has not started.
         case scheduled
-        /// A thread is posting them (and may be inside an observer).
-        case delivering
+        /// `thread` is posting them (and may be inside an observer) while `turn` is the newest.
+        case delivering(thread: pthread_t, turn: Int)
     }
 
     enum Running: Sendable {
@@ -60,6 +65,8 @@ struct CaptureSessionStateMachine: Sendable {
     var frameSizeInUse: (width: Int, height: Int)?
     private(set) var delivery = Delivery.idle
     private var pendingNotifications: [PendingNotification] = []
+    private var turns = 0
+    private var holds = 0
 
     /// The configuration calls see: the staged one while configuring.
     var current: CaptureSession.Configuration { staged ?? committed }
@@ -129,31 +136,44 @@ struct CaptureSessionStateMachine: Sendable {
         return (committed, run)
     }
 
-    /// starting → running with its timers. False when a stop came meanwhile: the caller
-    /// cancels them.
-    mutating func started(_ timers: Run) -> Bool {
+    /// starting → running with its timers, queueing `announcement` (`didStartRunningNotification`)
+    /// in the same step, so that no stop's notification can come before it. False when a stop
+    /// came meanwhile: the caller cancels them (and nothing is announced).
+    mutating func started(_ timers: Run, announcing announcement: PendingNotification? = nil) -> Bool {
         guard case .starting(var run) = running, run.generation == timers.generation else { return false }
         run.video = timers.video
         run.audio = timers.audio
         running = .running(run)
+        if let announcement { pendingNotifications.append(announcement) }
         return true
     }
 
     /// → stopped. The timers to cancel, or nil when the session was not running.
-    mutating func stop() -> [any DispatchSourceTimer]? {
+    mutating func stop() -> [any DispatchSourceTimer]? { stop(announcing: nil)?.timers }
+
+    /// → stopped, queueing `announcement` (`didStopRunningNotification`) in the same step, held
+    /// until ``release(_:)`` with the number returned (nil: nothing announced, as for a start that
+    /// had not announced itself yet). The timers to cancel; nil when the session was not running.
+    mutating func stop(announcing announcement: PendingNotification?) -> (timers: [any DispatchSourceTimer], hold: Int?)? {
+        let timers: [any DispatchSourceTimer]
         switch running {
         case .stopped:
             return nil
         case .starting:
             running = .stopped(interrupted: false)
-            return []
+            return ([], nil)
         case .running(let run):
             running = .stopped(interrupted: false)
-            return [run.video, run.audio].compactMap { $0 }
+            timers = [run.video, run.audio].compactMap { $0 }
         case .interrupted:
             running = .stopped(interrupted: true)
-            return []
+            timers = []
         }
+        guard var announcement else { return (timers, nil) }
+        holds += 1
+        announcement.hold = holds
+        pendingNotifications.append(announcement)
+        return (timers, holds)
     }
 
     /// running → interrupted, the first time only: the timers to cancel.
@@ -176,28 +196,45 @@ struct CaptureSessionStateMachine: Sendable {
     /// it (none is being posted or asked for): idle → scheduled.
     mutating func enqueue(_ notification: PendingNotification) -> Bool {
         pendingNotifications.append(notification)
+        return requestDelivery()
+    }
+
+    /// idle → scheduled: true when the caller must ask the notification queue to post what
+    /// waits (none is being posted or asked for).
+    mutating func requestDelivery() -> Bool {
         guard case .idle = delivery else { return false }
         delivery = .scheduled
         return true
     }
 
-    /// idle or scheduled → delivering: the caller then takes each waiting notification with
-    /// ``nextNotification()``. False when a thread is already posting (another, whose
-    /// observer may be waiting on this one, or this thread further out, inside an observer).
-    mutating func beginDelivery() -> Bool {
-        switch delivery {
-        case .idle, .scheduled:
-            delivery = .delivering
-            return true
-        case .delivering:
-            return false
-        }
+    /// The stop numbered `hold` is done (frame queues drained, outputs told): its notification,
+    /// and those behind it, may go. True when none is being posted or asked for and the caller,
+    /// which will not post them itself, must ask the notification queue: idle → scheduled.
+    mutating func release(_ hold: Int?) -> Bool {
+        guard let hold, let index = pendingNotifications.firstIndex(where: { $0.hold == hold }) else { return false }
+        pendingNotifications[index].hold = nil
+        return requestDelivery()
     }
 
-    /// The next notification for the delivering thread to post; nil when none is left, and
-    /// then delivering → idle.
-    mutating func nextNotification() -> PendingNotification? {
-        guard !pendingNotifications.isEmpty else {
+    /// → delivering by `thread`: the caller then takes each waiting notification with
+    /// ``nextNotification(turn:)``, passing the turn returned. Nil when `thread` is posting
+    /// already, further out (inside an observer: what waits comes after that observer
+    /// returns), or when another thread is and `takingOver` is false. A stop takes over
+    /// (`takingOver`): the other thread may be inside an observer waiting for the stop; it
+    /// posts nothing more once its observer returns.
+    mutating func beginDelivery(by thread: pthread_t, takingOver: Bool = false) -> Int? {
+        if case .delivering(let current, _) = delivery, pthread_equal(current, thread) != 0 || !takingOver { return nil }
+        turns += 1
+        delivery = .delivering(thread: thread, turn: turns)
+        return turns
+    }
+
+    /// The next notification for the thread holding `turn` to post; nil when none is left (or
+    /// the first is held by a stop still under way), and then delivering → idle; nil too when
+    /// another thread has taken the turn over.
+    mutating func nextNotification(turn: Int) -> PendingNotification? {
+        guard case .delivering(_, let current) = delivery, current == turn else { return nil }
+        guard let first = pendingNotifications.first, first.hold == nil else {
             delivery = .idle
             return nil
         }

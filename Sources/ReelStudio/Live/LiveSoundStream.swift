@@ -265,7 +265,8 @@ final class LiveSoundStream: AssetWriterDelegate, @unchecked Sendable {
             writer = try AssetWriter(fileType: .mp4)
             writer.outputFileTypeProfile = .mpeg4AppleHLS
             writer.preferredOutputSegmentInterval = Self.fragmentInterval
-            writer.initialSegmentStartTime = .zero
+            // The fragments' grid starts with the session (a source time, as the session's).
+            writer.initialSegmentStartTime = start
             writer.delegate = self
             // A keyframe every sixth of a second of frames, not the writer's one per interval:
             // the preview drops the frames its queue cannot take in time, and a fragment is cut

@@ -17,8 +17,9 @@ final class SegmentAssembler: @unchecked Sendable {
     struct SegmentPlan {
         /// Cut at keyframes this far apart; nil for indefinite (cut at ``flush()`` only).
         var interval: MediaTime?
-        /// The first boundary is this plus one interval.
-        var initialStart: MediaTime
+        /// Where the first segment starts on the source's timeline (`initialSegmentStartTime`);
+        /// nil for the session's start. The first boundary is this plus one interval.
+        var initialStart: MediaTime?
     }
 
     /// The bytes of the stream as they come: the header, then the segment being filled.
@@ -54,10 +55,20 @@ final class SegmentAssembler: @unchecked Sendable {
         self.delegate = delegate
         let parted = delegate as? any AssetWriterPartDelegate
         parts = parted?.partInterval == nil ? nil : parted
-        var first = State()
-        if let interval = plan.interval { first.nextBoundary = plan.initialStart + interval }
-        state = PosixMutex(first)
+        // The boundaries are laid when the session starts (``sessionStarted(at:)``).
+        state = PosixMutex(State())
         stream = try MuxerByteStream { [weak self] bytes, marker in self?.receive(bytes, marker) }
+    }
+
+    /// The session started at `start` (source time): the segment boundaries on the file's
+    /// timeline, where the muxer's times are, `initialSegmentStartTime - start` plus each
+    /// interval. Returns the first boundary's origin and the interval, for the encoders'
+    /// keyframes; nil without an interval.
+    func sessionStarted(at start: MediaTime) -> (first: MediaTime, interval: MediaTime)? {
+        guard let interval = plan.interval, interval > .zero else { return nil }
+        let origin = plan.initialStart.map { $0 - start } ?? .zero
+        state.withLock { $0.nextBoundary = origin + interval }
+        return (origin, interval)
     }
 
     /// Media segments handed over so far.
