@@ -141,6 +141,10 @@ import Testing
         server.stop()
         #expect(finished.wait(timeout: .now() + 10) == .success, "the recording did not end when the server went away")
         session.stopRunning()
+        // The notification comes on the session's notification queue, after the outputs have
+        // finished (a loaded machine may deliver it after stopRunning() returns): waited for.
+        let deadline = Date().addingTimeInterval(10)
+        while reasons.lock.withLock({ reasons.reasons.isEmpty }), Date() < deadline { usleep(10_000) }
         #expect(reasons.lock.withLock { reasons.reasons } == ["audioDeviceNotAvailable"])
         let frames = try FFprobe.countFrames(url)
         print("pulse gone: \(frames) frames kept")
