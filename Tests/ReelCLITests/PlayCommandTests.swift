@@ -56,8 +56,14 @@ import Testing
             finished.signal()
         }
         player.start()
-        usleep(1_500_000)
-        let first = try shownIndex(display: display, screen: screen)
+        // Grabbed until the window shows the clip (a loaded machine takes longer to start the
+        // player and open its window), then once more 0.8 s later.
+        let deadline = Date().addingTimeInterval(30)
+        var first = try shownIndex(display: display, screen: screen)
+        while !(1..<120).contains(first), Date() < deadline, result.withLock({ $0 }) == nil {
+            usleep(100_000)
+            first = try shownIndex(display: display, screen: screen)
+        }
         usleep(800_000)
         let second = try shownIndex(display: display, screen: screen)
         finished.wait()
@@ -97,20 +103,40 @@ import Testing
             guard sent.status == 0 else { throw TestFailure("xdotool key \(key): \(sent.standardError)") }
             usleep(500_000)
         }
+        // A loaded machine handles a key later than the half second press() waits: the frame
+        // each key should show is waited for, at most 10 s, and must stay (the player is paused).
+        func shown(_ expected: Int) throws -> Int {
+            let deadline = Date().addingTimeInterval(10)
+            var index = try shownIndex(display: display, screen: screen)
+            while index != expected, Date() < deadline {
+                usleep(100_000)
+                index = try shownIndex(display: display, screen: screen)
+            }
+            usleep(300_000)
+            return try shownIndex(display: display, screen: screen)
+        }
         usleep(1_000_000)
         try press("space")
-        let paused = try shownIndex(display: display, screen: screen)
+        // Paused once two grabs 0.3 s apart show the same frame.
+        var paused = try shownIndex(display: display, screen: screen)
+        let pausing = Date().addingTimeInterval(10)
+        while Date() < pausing {
+            usleep(300_000)
+            let again = try shownIndex(display: display, screen: screen)
+            if again == paused { break }
+            paused = again
+        }
         usleep(500_000)
         #expect(try shownIndex(display: display, screen: screen) == paused, "paused, the picture stays")
         #expect(paused > 0)
         for _ in 0..<3 { try press("period") }
-        #expect(try shownIndex(display: display, screen: screen) == paused + 3, "three frames on")
+        #expect(try shown(paused + 3) == paused + 3, "three frames on")
         try press("comma")
-        #expect(try shownIndex(display: display, screen: screen) == paused + 2, "one frame back")
+        #expect(try shown(paused + 2) == paused + 2, "one frame back")
         try press("Right")
-        #expect(try shownIndex(display: display, screen: screen) == paused + 2 + 150, "5 s on")
+        #expect(try shown(paused + 2 + 150) == paused + 2 + 150, "5 s on")
         try press("Left")
-        #expect(try shownIndex(display: display, screen: screen) == paused + 2, "5 s back")
+        #expect(try shown(paused + 2) == paused + 2, "5 s back")
         try press("bracketright")
         try press("bracketright")
         try press("space")

@@ -64,14 +64,15 @@ import Testing
                 }.reduce(0, +)
                 mostBytes = max(mostBytes, bytes)
             }
-            // The recording starts a moment after the process (the devices open first): 7 s
-            // after the start is about 6 s into the recording.
-            if signalled == nil, Date().timeIntervalSince(started) > 7 {
+            // About 6 s into the recording: once the buffer has written five 1 s segments (the
+            // recording starts a moment after the process, longer on a loaded machine).
+            if signalled == nil, names.count >= 5 {
                 kill(process.processIdentifier, SIGUSR1)
                 signalled = Date()
             }
         }
         let ended = Date()
+        print("replay: signalled \(signalled.map { $0.timeIntervalSince(started) } ?? -1) s after the launch")
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(log)")
         let sent = try #require(signalled)
@@ -79,8 +80,12 @@ import Testing
         let wrote = try #require(log.split(separator: "\n").first { $0.hasPrefix("wrote \(main.path)") }, "\(log)")
         let words = wrote.split(separator: " ")
         let frames = try #require(words.firstIndex(of: "frames,").flatMap { Int(words[$0 - 1]) }, "\(wrote)")
+        let dropped = try #require(words.firstIndex(of: "dropped").flatMap { Int(words[$0 - 1]) }, "\(wrote)")
         let recorded = try counters(main)
-        #expect(recorded.count == frames && frames >= 250, "\(wrote)")
+        // Every frame of the 10 s at 30 fps is in the file or counted as dropped by the camera
+        // (a loaded machine's camera skips frames it cannot make in time: how many is the
+        // machine's speed, not Reel's).
+        #expect(recorded.count == frames && frames > 0 && frames + dropped >= 300, "\(wrote)")
         #expect(abs((try FFprobe.probe(main).duration ?? 0) - 10) < 0.1)
         #expect(zip(recorded, recorded.dropFirst()).allSatisfy { $1.counter > $0.counter })
         // One replay, beside the recording, nothing else left there.
@@ -145,9 +150,12 @@ import Testing
             pid, fd = pty.fork()
             if pid == 0:
                 os.execv(sys.argv[1], sys.argv[1:])
-            out, start, sent = b"", time.time(), False
+            out, prompted, sent = b"", None, False
             while True:
-                if not sent and time.time() - start > 4.5:
+                # 3 s after the recording says how to save (it has begun): the buffer holds its 2 s.
+                if prompted is None and b"press s or Enter" in out:
+                    prompted = time.time()
+                if not sent and prompted is not None and time.time() - prompted > 3:
                     os.write(fd, b"s")
                     sent = True
                 if select.select([fd], [], [], 0.1)[0]:
@@ -173,7 +181,14 @@ import Testing
         let replay = directory.appendingPathComponent(try #require(replays.first, "\(result.standardOutput)"))
         let probed = try #require(try FFprobe.probe(replay).duration)
         #expect(replays.count == 1 && abs(probed - 2) <= 1.0 / 30 + 0.001, "\(replays), \(probed) s")
-        #expect(try FFprobe.countFrames(main) >= 180)
+        // Every frame of the 7 s is in the file or counted as dropped by the camera.
+        let wrote = try #require(
+            result.standardOutput.components(separatedBy: .newlines).first { $0.hasPrefix("wrote \(main.path)") },
+            "\(result.standardOutput)")
+        let words = wrote.split(separator: " ")
+        let frames = try #require(words.firstIndex(of: "frames,").flatMap { Int(words[$0 - 1]) }, "\(wrote)")
+        let dropped = try #require(words.firstIndex(of: "dropped").flatMap { Int(words[$0 - 1]) }, "\(wrote)")
+        #expect(try FFprobe.countFrames(main) == frames && frames > 0 && frames + dropped >= 210, "\(wrote)")
     }
 
     /// `--hls` and `--replay-buffer` together: one segmented writer serves both (1 s segments
@@ -185,7 +200,6 @@ import Testing
         let (process, errors) = try record([
             "-o", main.path, "--max-duration", "7", "--preset", "640x480", "--hls", folder.path, "--replay-buffer", "2",
         ])
-        let started = Date()
         var signalled = false
         var ownSegments = 0
         while process.isRunning {
@@ -194,7 +208,11 @@ import Testing
                 let inside = (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(buffer).path)) ?? []
                 ownSegments = max(ownSegments, inside.filter { $0.hasSuffix(".m4s") }.count)
             }
-            if !signalled, Date().timeIntervalSince(started) > 5 {
+            // Once the playlist lists three 1 s segments: the buffer holds its 2 s (the
+            // recording starts a moment after the process, longer on a loaded machine).
+            let listed = (try? String(contentsOf: folder.appendingPathComponent("playlist.m3u8"), encoding: .utf8))?
+                .components(separatedBy: "#EXTINF:").count ?? 0
+            if !signalled, listed - 1 >= 3 {
                 kill(process.processIdentifier, SIGUSR1)
                 signalled = true
             }

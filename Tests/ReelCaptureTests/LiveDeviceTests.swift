@@ -141,6 +141,10 @@ import Testing
         server.stop()
         #expect(finished.wait(timeout: .now() + 10) == .success, "the recording did not end when the server went away")
         session.stopRunning()
+        // The notification comes on the session's notification queue, after the outputs have
+        // finished (a loaded machine may deliver it after stopRunning() returns): waited for.
+        let deadline = Date().addingTimeInterval(10)
+        while reasons.lock.withLock({ reasons.reasons.isEmpty }), Date() < deadline { usleep(10_000) }
         #expect(reasons.lock.withLock { reasons.reasons } == ["audioDeviceNotAvailable"])
         let frames = try FFprobe.countFrames(url)
         print("pulse gone: \(frames) frames kept")
@@ -192,6 +196,9 @@ import Testing
             finished.continuation.finish()
         }
         usleep(1_500_000)
+        // The screen turns blue while xsetroot runs (a process a loaded machine starts late):
+        // between these two moments.
+        let painting = Date().timeIntervalSince(started)
         try paint("blue")
         let changed = Date().timeIntervalSince(started)
         usleep(1_500_000)
@@ -219,7 +226,8 @@ import Testing
         }
         #expect(runs.map(\.colour) == ["red", "blue"], "\(runs)")
         let switchTime = runs.count == 2 ? runs[1].time - colours[0].time : -1
-        print("screen: \(colours.count) frames, blue from \(switchTime) s, painted at \(changed) s")
-        #expect(abs(switchTime - changed) <= 0.25, "blue from \(switchTime) s, painted at \(changed) s")
+        print("screen: \(colours.count) frames, blue from \(switchTime) s, painted from \(painting) to \(changed) s")
+        #expect(switchTime >= painting - 0.25 && switchTime <= changed + 0.25,
+                "blue from \(switchTime) s, painted from \(painting) to \(changed) s")
     }
 }

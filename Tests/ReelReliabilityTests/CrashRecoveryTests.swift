@@ -57,6 +57,11 @@ import Testing
 
     /// The MD5 of every decoded video frame, in order (`ffmpeg -f framemd5`).
     static func frameHashes(_ url: URL) throws -> [Substring] {
+        try frames(url).map(\.hash)
+    }
+
+    /// Every decoded video frame's presentation time (seconds) and MD5, in order (`ffmpeg -f framemd5`).
+    static func frames(_ url: URL) throws -> [(time: Double, hash: Substring)] {
         let packets = try ProcessRunner.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_packets",
                                                         "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", url.path])
         if packets.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "0" { return [] }
@@ -67,8 +72,19 @@ import Testing
             if (try? FFprobe.countFrames(url)) ?? 0 == 0 { return [] }
             throw TestFailure("framemd5 \(url.path): \(result.standardError)")
         }
-        return result.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }
-            .compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces)[...] }
+        let lines = result.standardOutput.split(separator: "\n")
+        // "#tb 0: 1/30": the time base of the pts column.
+        var base: Double?
+        if let line = lines.first(where: { $0.hasPrefix("#tb 0:") }) {
+            let parts = line.dropFirst(6).split(separator: "/").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            if parts.count == 2, parts[1] != 0 { base = parts[0] / parts[1] }
+        }
+        guard let base else { throw TestFailure("framemd5 \(url.path): no time base in \(lines.prefix(12))") }
+        return lines.filter { !$0.hasPrefix("#") }.compactMap { line in
+            let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.count == 6, let pts = Double(fields[2]) else { return nil }
+            return (pts * base, fields[5][...])
+        }
     }
 
     @Test func sigkillAtRandomMomentsLosesAtMostTheLastFragmentAndRecoverMakesItWhole() throws {
@@ -90,21 +106,29 @@ import Testing
 
         var playable: [URL] = []
         var recovered: [URL] = []
+        var lived: [Double] = []
+        var margins: [String] = []
         for (index, slot) in box.trials.enumerated() {
             let trial = try #require(slot).get()
+            lived.append(trial.alive)
             let label = "take \(index) (killed \(String(format: "%.2f", trial.alive)) s after its file appeared)"
             #expect(trial.killed, "\(label): it had stopped before the kill")
             #expect(!trial.finishedFileExists, "\(label): a finished file exists")
             let probe = try FFprobe.probe(trial.partial)
             #expect(probe.streams(ofType: "video").count == 1, "\(label): ffprobe sees no video")
-            let hashes = try Self.frameHashes(trial.partial)
-            let kept = Double(hashes.count) / Self.frameRate
+            let frames = try Self.frames(trial.partial)
+            let hashes = frames.map(\.hash)
+            // What survived is judged by the recording's timeline (its last frame's time), not by
+            // counting frames: a loaded machine's camera skips frames it cannot make in time, and
+            // the timeline goes on without them.
+            let kept = frames.last.map { $0.time + 1 / Self.frameRate - (frames.first?.time ?? 0) } ?? 0
+            margins.append(String(format: "%.2f/%.2f s (%d frames)", kept, trial.alive, frames.count))
             expectInRealTime {
                 #expect(kept >= trial.alive - Self.fragmentInterval - Self.slack,
-                        "\(label): only \(hashes.count) frames (\(kept) s) survived")
+                        "\(label): only \(hashes.count) frames (to \(kept) s) survived")
             }
             #expect(kept <= trial.lifetime + 0.1,
-                    "\(label): \(hashes.count) frames is more than the \(trial.lifetime) s the recorder lived")
+                    "\(label): \(hashes.count) frames (to \(kept) s) is more than the \(trial.lifetime) s the recorder lived")
 
             let recover = try ProcessRunner.reel(["recover", trial.partial.path], timeout: 30)
             let whole = directory.appendingPathComponent("take\(index).mp4")
@@ -125,7 +149,12 @@ import Testing
             #expect(try FFprobe.probe(whole).streams(ofType: "audio").count == probe.streams(ofType: "audio").count)
             recovered.append(whole)
         }
-        #expect(playable.count >= 15, "too few takes held a fragment: \(playable.count) of 20")
+        // Every take that lived a fragment and the slack holds one (its timeline, above); most
+        // takes do (the kills come 1.2 to 3.0 s in), so the kills tested what they should.
+        print("crash: kept/alive \(margins.joined(separator: ", "))")
+        let long = lived.filter { $0 >= Self.fragmentInterval + Self.slack }.count
+        #expect(long >= 10 && playable.count >= long,
+                "\(playable.count) of 20 takes held a fragment; \(long) lived over \(Self.fragmentInterval + Self.slack) s")
 
         guard BrowserPlayer.available else { return }
         let files = playable + recovered.prefix(3)

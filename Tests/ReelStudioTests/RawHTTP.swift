@@ -12,7 +12,8 @@ enum RawHTTP {
     /// Sends `request` to 127.0.0.1:`port` and reads the answer until the server closes or
     /// the declared length has arrived.
     static func send(_ request: String, body: Data = Data(), port: Int, timeout: TimeInterval = 10) throws -> Response {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a daemon another suite spawns meanwhile must not hold the connection open.
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw RawHTTPError("socket: \(errno)") }
         defer { close(socket) }
         var time = timeval(tv_sec: Int(timeout), tv_usec: 0)

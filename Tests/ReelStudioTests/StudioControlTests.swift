@@ -165,7 +165,10 @@ final class RawSocket {
     let descriptor: Int32
 
     init(port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a daemon another suite spawns meanwhile (Xvfb, PulseAudio) would otherwise
+        // inherit it and hold the connection open after this socket closes (a page that went
+        // stayed connected for the studio: "still recording 3 s after the page went").
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

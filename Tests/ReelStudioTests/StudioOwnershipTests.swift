@@ -30,6 +30,10 @@ import Testing
         let recording = try status(port)
         #expect(recording["recording"] as? Bool == true && recording["recordingPage"] as? String == "pageA", "\(recording)")
         usleep(300_000)
+        // What the segment holds so far, by the studio's count: a loaded machine's capture runs
+        // behind the clock (0.87 s recorded of a 1.4 s hold at load 16), and a page that goes
+        // stops the segment at once, without waiting for the capture to catch up.
+        let recordedAtClose = try status(port)["recordedSeconds"] as? Double ?? 0
         let held = Date().timeIntervalSince(pressed)
         page = nil  // the page closes
         var stoppedAfter: Double?
@@ -42,9 +46,12 @@ import Testing
             usleep(20_000)
         }
         let ends = try #require(try status(port)["segmentEnds"] as? [Double])
-        print("studio page gone: held \(held) s, recording ended \(stoppedAfter ?? -1) s after the stream closed, segment \(ends) s")
+        print("studio page gone: held \(held) s, \(recordedAtClose) s recorded at the close, recording ended "
+              + "\(stoppedAfter ?? -1) s after the stream closed, segment \(ends) s")
         #expect(stoppedAfter != nil, "still recording 3 s after the page went")
-        #expect(ends.count == 1 && ends[0] < held + 0.5 && ends[0] > held - 0.5, "held \(held) s: \(ends)")
+        // It ends there: not more than half a second past the hold, and with all it had recorded.
+        #expect(ends.count == 1 && ends[0] < held + 0.5 && recordedAtClose > 0 && ends[0] >= recordedAtClose - 1.0 / 30,
+                "held \(held) s, \(recordedAtClose) s recorded at the close: \(ends)")
     }
 
     /// A release that overtakes its press (two connections) stops the press from starting;

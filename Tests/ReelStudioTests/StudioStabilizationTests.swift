@@ -35,7 +35,11 @@ struct StudioStabilizationTests {
         let delays = [result["onDelay"], result["offDelay"], result["midDelay"]].map { $0 as? Double }
         print("studio stabilization: the other page showed on, off, on after \(delays.map { $0.map { String(format: "%.3f", $0) } ?? "never" }) s")
         #expect(delays.allSatisfy { $0 != nil }, "\(result)")
-        expectInRealTime { #expect(delays.allSatisfy { ($0 ?? 1) < 0.2 }, "\(delays)") }
+        // Pushed through the event stream, so at once: 0.003-0.038 s in CI runs; one change of
+        // the two-page test took 0.35 s at load 35, so one of the three may be that late. A page
+        // that polled each second would have two of three over 0.2 s most times.
+        let sorted = delays.map { $0 ?? 1 }.sorted()
+        expectInRealTime { #expect(sorted[1] < 0.2 && sorted[2] < 0.5, "\(delays)") }
         let on = try #require(result["afterOn"] as? [String: Any])
         #expect((on["a"] as? [String: Any])?["checked"] as? Bool == true && (on["b"] as? [String: Any])?["checked"] as? Bool == true)
         #expect((on["control"] as? [String: Any])?["active"] as? String == "standard", "\(on)")

@@ -79,6 +79,18 @@ public struct FFprobe: Sendable {
         return count
     }
 
+    /// The presentation time of each decoded frame of the first video stream, in seconds, in
+    /// display order (`-show_entries frame=best_effort_timestamp_time`).
+    public static func frameTimes(_ url: URL) throws -> [Double] {
+        let result = try ProcessRunner.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                       "frame=best_effort_timestamp_time", "-of", "csv=p=0", url.path])
+        guard result.status == 0 else { throw TestFailure("ffprobe frame times \(url.path): \(result.standardError)") }
+        // A frame with side data prints a trailing comma (and a line of its own for the side data).
+        return result.standardOutput.split(separator: "\n")
+            .compactMap { $0.split(separator: ",").first.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+            .sorted()
+    }
+
     static func ratio(_ value: Any?) -> Double? {
         guard let text = value as? String else { return nil }
         let parts = text.split(separator: "/").compactMap { Double($0) }
