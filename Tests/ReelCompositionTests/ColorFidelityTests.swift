@@ -190,6 +190,74 @@ import Testing
         #expect(abs(seen.0 - 48) <= 5 && abs(seen.1 - 160) <= 5 && abs(seen.2 - 192) <= 5, "\(name): \(seen), the source (48, 160, 192)")
     }
 
+    /// The matrix a picture `height` lines high is made in (Reel's rule): the name the
+    /// `scale` filter takes and the tag.
+    private static func matrix(height: Int) -> (scale: String, tag: String) {
+        height >= 720 ? ("bt709", "bt709") : ("bt601", "smpte170m")
+    }
+
+    /// Burned subtitles (libass, `reel subtitles --burn`) in white, yellow and blue come out in
+    /// those colours at 640x360 and at 1280x720, within 3. FFmpeg's filter blends libass's RGB in
+    /// BT.601 at every size: before, the HD file read back yellow as (255, 238, 0) and blue as (0, 14, 255).
+    @Test func burnedSubtitlesKeepTheirColoursAtEverySize() throws {
+        let ass = directory.appendingPathComponent("colours.ass")
+        let styles = [("White", "&H00FFFFFF", 40, (255, 255, 255)), ("Yellow", "&H0000FFFF", 240, (255, 255, 0)),
+                      ("Blue", "&H00FF0000", 440, (0, 0, 255))]
+        var script = """
+            [Script Info]
+            ScriptType: v4.00+
+            PlayResX: 640
+            PlayResY: 360
+
+            [V4+ Styles]
+            Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
+            Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+
+            """
+        for (name, colour, _, _) in styles {
+            script += "Style: \(name),DejaVu Sans,60,\(colour),\(colour),\(colour),&H00000000,0,0,0,0,100,100,0,0,1,0,0,7,0,0,0,1\n"
+        }
+        script += "\n[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n"
+        for (name, _, x, _) in styles {
+            script += "Dialogue: 0,0:00:00.00,0:00:02.00,\(name),,0,0,0,,{\\pos(\(x),100)}\u{2588}\u{2588}\n"
+        }
+        try script.write(to: ass, atomically: true, encoding: .utf8)
+        for (width, height) in [(640, 360), (1280, 720)] {
+            let matrix = Self.matrix(height: height)
+            let grey = directory.appendingPathComponent("grey-\(width).mp4")
+            try ProcessRunner.ffmpeg([
+                "-f", "lavfi", "-i",
+                "color=0x404040:s=\(width)x\(height):r=25:d=1,format=rgb24,scale=out_color_matrix=\(matrix.scale):out_range=tv,format=yuv420p",
+                "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-colorspace", matrix.tag, grey.path,
+            ])
+            let name = "subtitles-\(width)"
+            let out = directory.appendingPathComponent("\(name).mp4")
+            let result = try ProcessRunner.reel(["subtitles", grey.path, "--srt", ass.path, "-o", out.path, "--burn"], timeout: 600)
+            guard result.status == 0 else { throw TestFailure("reel subtitles \(name): \(result.standardError)") }
+            let (rgb, _) = try decoded(out, name: name)
+            let k = Double(width) / 640
+            for (style, _, x0, expected) in styles {
+                // The commonest colour of the pixels that are not the grey behind: the glyphs' inside.
+                var counts: [Int: Int] = [:]
+                for y in Int(100 * k)..<Int(180 * k) {
+                    for x in Int(Double(x0) * k)..<Int(Double(x0 + 120) * k) {
+                        let i = 3 * (y * width + x)
+                        guard i + 2 < rgb.count else { continue }
+                        let (r, g, b) = (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
+                        if max(abs(r - 64), abs(g - 64), abs(b - 64)) > 40 { counts[r << 16 | g << 8 | b, default: 0] += 1 }
+                    }
+                }
+                guard let commonest = counts.max(by: { $0.value < $1.value }), commonest.value > Int(400 * k * k) else {
+                    Issue.record("\(width)x\(height) \(style): no glyph drawn (\(counts.count) colours)")
+                    continue
+                }
+                let seen = (commonest.key >> 16, commonest.key >> 8 & 0xFF, commonest.key & 0xFF)
+                let off = max(abs(seen.0 - expected.0), abs(seen.1 - expected.1), abs(seen.2 - expected.2))
+                #expect(off <= 3, "\(width)x\(height) \(style) subtitle: \(seen), specified \(expected)")
+            }
+        }
+    }
+
     /// 640x360: BT.601, tagged smpte170m; the HD clip is converted from BT.709 on the way down.
     @Test func standardDefinitionOutputReadsBackAsSpecified() throws {
         let (rgb, stream) = try render(width: 640, height: 360, clip: "teal-hd", name: "sd")
