@@ -157,6 +157,54 @@ import Testing
         #expect(luma(frame, left - 3, 36) == 16 && abs(luma(frame, left + 3, 36) - 200) <= 2)
     }
 
+    /// The animation tool's layers are drawn over a custom compositor's frames, as AVFoundation
+    /// post-processes them (a custom compositor's instructions carry `enablePostProcessing` for
+    /// it), and not where an instruction turns post-processing off: a yellow square over the
+    /// split compositor's frame, read back from the exported file decoded with its tag. Before,
+    /// the square was not drawn: (0, 0, 0) read back where it is.
+    @Test func theAnimationToolIsDrawnOverACustomCompositorsFrames() async throws {
+        let clip = try solidClip("custom-tool", luma: 126)
+        for postProcessing in [true, false] {
+            let sequence = try ClipSequence(assets: [clip])
+            var video = sequence.videoComposition
+            video.customVideoCompositor = SplitCompositor()
+            for index in video.instructions.indices { video.instructions[index].enablePostProcessing = postProcessing }
+            let root = OverlayLayer(frame: Rect(x: 0, y: 0, width: 128, height: 72))
+            root.addSublayer(OverlayLayer(content: .color(red: 1, green: 1, blue: 0), frame: Rect(x: 80, y: 20, width: 32, height: 32)))
+            video.animationTool = root
+            let out = directory.appendingPathComponent("custom-tool-\(postProcessing).mp4")
+            let session = ExportSession(composition: sequence.composition, preset: .highestQuality)
+            session.outputURL = out
+            session.videoComposition = video
+            try await session.export()
+            #expect(session.status == .completed)
+            let stream = try #require(try FFprobe.probe(out).streams(ofType: "video").first)
+            let matrix = stream.colorSpace.map { $0 == "unknown" ? "auto" : $0 } ?? "auto"
+            let raw = directory.appendingPathComponent("custom-tool-\(postProcessing).rgb")
+            try ProcessRunner.ffmpeg([
+                "-i", out.path, "-vf", "select=eq(n\\,10),scale=in_color_matrix=\(matrix):in_range=tv:out_range=pc,format=rgb24",
+                "-frames:v", "1", "-f", "rawvideo", raw.path,
+            ])
+            let rgb = [UInt8](try Data(contentsOf: raw))
+            func pixel(_ x: Int, _ y: Int) -> (Int, Int, Int) {
+                let i = 3 * (y * 128 + x)
+                return i + 2 < rgb.count ? (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2])) : (-1, -1, -1)
+            }
+            func near(_ a: (Int, Int, Int), _ b: (Int, Int, Int)) -> Bool {
+                max(abs(a.0 - b.0), abs(a.1 - b.1), abs(a.2 - b.2)) <= 3
+            }
+            // The compositor's own frame: the clip's grey on the left, black on the right.
+            #expect(near(pixel(30, 36), (128, 128, 128)), "the compositor's left half: \(pixel(30, 36))")
+            #expect(near(pixel(120, 60), (0, 0, 0)), "the compositor's right half: \(pixel(120, 60))")
+            let square = pixel(96, 36)
+            if postProcessing {
+                #expect(near(square, (255, 255, 0)), "the animation tool's square: \(square), specified (255, 255, 0)")
+            } else {
+                #expect(near(square, (0, 0, 0)), "post-processing off, yet \(square) where the square would be")
+            }
+        }
+    }
+
     @Test func exportDurationMatchesFFprobe() async throws {
         let a = try solidClip("exp-a", luma: 60), b = try solidClip("exp-b", luma: 160)
         let sequence = try ClipSequence(assets: [a, b], transitions: [.dissolve(duration: MediaTime(value: 1, timescale: 2))])

@@ -19,13 +19,16 @@ import Testing
         return picture
     }
 
-    static func yuvChart() throws -> PixelBuffer {
+    /// The colour chart in BT.709 video-range YCbCr, its 64 rows repeated down `height` lines:
+    /// 720 by default, so that the picture is BT.709 by Reel's rule (``ColorMatrix``) and the
+    /// looks' tables apply as they are; below 720 lines the chain takes their BT.601 copies.
+    static func yuvChart(height: Int = 720) throws -> PixelBuffer {
         let rgba = try colourChart()
-        let yuv = try PixelBuffer(width: 64, height: 64, pixelFormat: .yuv420p)
+        let yuv = try PixelBuffer(width: 64, height: height, pixelFormat: .yuv420p)
         // Convert through the chain's own RGB path: a neutral ColorControls is an identity look.
-        for y in 0..<64 {
+        for y in 0..<height {
             for x in 0..<64 {
-                let p = rgba.element(plane: 0, x: x, y: y) ?? [0, 0, 0, 0]
+                let p = rgba.element(plane: 0, x: x, y: y % 64) ?? [0, 0, 0, 0]
                 let luma = 16 + (0.2126 * Double(p[0]) + 0.7152 * Double(p[1]) + 0.0722 * Double(p[2])) * 219 / 255
                 yuv.withMutablePlane(0) { $0.storeBytes(of: UInt8(luma.rounded()), toByteOffset: y * $1 + x, as: UInt8.self) }
                 if x % 2 == 0, y % 2 == 0 {
@@ -162,7 +165,7 @@ import Testing
     }
 
     @Test func nv12AndYUV420GiveTheSameLook() throws {
-        let chart = try Self.yuvChart()
+        let chart = try Self.yuvChart(height: 64)
         let nv12 = try PixelBuffer(width: 64, height: 64, pixelFormat: .nv12)
         try nv12.withMutablePlane(0) { (base, stride) throws(ReelError) in
             chart.withPlane(0) { source, sourceStride in

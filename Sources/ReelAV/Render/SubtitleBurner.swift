@@ -9,6 +9,12 @@ package import ReelCore
 /// picture's whole millisecond: the filter turns them into whole milliseconds (by a
 /// floating-point product that truncates), and a picture exactly on a cue's start must not
 /// land a millisecond early. So a cue from S to E ms shows on the pictures at S ≤ t < E.
+///
+/// FFmpeg 5.1's filter turns libass's RGB colours into YCbCr by BT.601 whatever the picture,
+/// so a BT.709 picture (720 lines and up, ``ColorMatrix``) goes in re-expressed in BT.601,
+/// and what the filter changed comes back converted to BT.709 and added to the picture's own
+/// samples: the cues' colours come out as the file gives them at every size, and the pixels
+/// no cue touches keep their bytes.
 package final class SubtitleBurner {
     private let library: FilterLibrary
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
@@ -19,6 +25,10 @@ package final class SubtitleBurner {
     private let scaler = Scaler()
     private let width: Int
     private let height: Int
+    private let matrix: ColorMatrix
+    /// The BT.601 picture handed to the filter (luma, then Cb, then Cr), kept to tell what
+    /// the filter changed: the filter's input is not ours to read afterwards.
+    private var before: [UInt8] = []
 
     /// Opens libass on a subtitle file.
     /// - Parameters:
@@ -26,13 +36,15 @@ package final class SubtitleBurner {
     ///   - forceStyle: ASS style fields laid over the file's (`FontName=…,FontSize=…`), or nil.
     ///   - width: The pictures' width.
     ///   - height: The pictures' height.
+    ///   - matrix: The YCbCr matrix of the pictures (``ColorMatrix``'s rule at `height` when nil).
     /// - Throws: ``ReelError`` with FFmpeg's message when the filter cannot read the file.
-    package init(file: String, forceStyle: String?, width: Int, height: Int) throws(ReelError) {
+    package init(file: String, forceStyle: String?, width: Int, height: Int, matrix: ColorMatrix? = nil) throws(ReelError) {
         FFmpeg.prepare()
         let library = try FilterLibrary.load()
         self.library = library
         self.width = width
         self.height = height
+        self.matrix = matrix ?? ColorMatrix(height: height)
         input = try Frame()
         output = try Frame()
         guard let graph = library.graphAlloc() else {
@@ -81,14 +93,116 @@ package final class SubtitleBurner {
     /// - Throws: ``ReelError`` with FFmpeg's message when the filter fails.
     package func burn(_ picture: PixelBuffer, atMilliseconds milliseconds: Int64) throws(ReelError) {
         try input.allocatePicture(width: width, height: height, format: AV_PIX_FMT_YUV420P)
-        try scaler.convert(picture, into: input)
+        let converted = matrix == .bt709 && picture.pixelFormat == .yuv420p && picture.width == width && picture.height == height
+        if converted {
+            toStandardDefinition(picture)
+        } else {
+            try scaler.convert(picture, into: input)
+        }
         input.presentationTimestamp = milliseconds * 2 + 1
         try FFmpeg.check(library.sourceAddFrame(source, input.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)),
                          "av_buffersrc_add_frame_flags")
         input.reset()
         output.reset()
         try FFmpeg.check(library.sinkGetFrame(sink, output.pointer), "av_buffersink_get_frame")
-        try scaler.convert(output, into: picture)
+        if converted {
+            addChanges(to: picture)
+        } else {
+            try scaler.convert(output, into: picture)
+        }
         output.reset()
+    }
+
+    /// Weights × 65,536 of ``YCbCr/conversion(from:to:)``, in the order luma from Cb, luma
+    /// from Cr, Cb from Cb, Cb from Cr, Cr from Cb, Cr from Cr (luma from luma is 1).
+    private static func weights(from source: ColorMatrix, to target: ColorMatrix) -> [Int] {
+        let map = YCbCr.conversion(from: source, to: target)
+        return [map[0][1], map[0][2], map[1][1], map[1][2], map[2][1], map[2][2]].map { Int(($0 * 65_536).rounded()) }
+    }
+
+    private static func byte(_ value: Int) -> UInt8 { UInt8(min(max(value, 0), 255)) }
+
+    /// Writes the BT.709 `picture` into the filter's input as BT.601 (chroma from chroma, each
+    /// luma sample with the chroma of its 2×2 block), and keeps a copy in `before`.
+    private func toStandardDefinition(_ picture: PixelBuffer) {
+        let w = Self.weights(from: .bt709, to: .bt601)
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        let lumaCount = width * height, chromaCount = chromaWidth * chromaHeight
+        if before.count != lumaCount + 2 * chromaCount { before = [UInt8](repeating: 0, count: lumaCount + 2 * chromaCount) }
+        let data = input.dataPointers, lines = input.lineSizes.map { Int($0) }
+        guard let yOut = data[0], let cbOut = data[1], let crOut = data[2] else { return }
+        before.withUnsafeMutableBufferPointer { kept in
+            picture.withPlane(0) { y, yStride in
+                picture.withPlane(1) { cb, cbStride in
+                    picture.withPlane(2) { cr, crStride in
+                        for row in 0..<chromaHeight {
+                            for column in 0..<chromaWidth {
+                                let u = Int(cb.load(fromByteOffset: row * cbStride + column, as: UInt8.self)) - 128
+                                let v = Int(cr.load(fromByteOffset: row * crStride + column, as: UInt8.self)) - 128
+                                let newCb = Self.byte(128 + (w[2] * u + w[3] * v + 32_768) >> 16)
+                                let newCr = Self.byte(128 + (w[4] * u + w[5] * v + 32_768) >> 16)
+                                cbOut[row * lines[1] + column] = newCb
+                                crOut[row * lines[2] + column] = newCr
+                                kept[lumaCount + row * chromaWidth + column] = newCb
+                                kept[lumaCount + chromaCount + row * chromaWidth + column] = newCr
+                                let lumaShift = w[0] * u + w[1] * v
+                                for lumaRow in 2 * row..<min(2 * row + 2, height) {
+                                    for x in 2 * column..<min(2 * column + 2, width) {
+                                        let luma = Int(y.load(fromByteOffset: lumaRow * yStride + x, as: UInt8.self))
+                                        let value = Self.byte(luma + (lumaShift + 32_768) >> 16)
+                                        yOut[lumaRow * lines[0] + x] = value
+                                        kept[lumaRow * width + x] = value
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds what the filter changed (its output less `before`), converted from BT.601 to
+    /// BT.709, to the BT.709 `picture`'s samples; samples it left alone keep their bytes. A
+    /// luma sample takes the change of its block's chroma too, as the colour drawn has it.
+    private func addChanges(to picture: PixelBuffer) {
+        let w = Self.weights(from: .bt601, to: .bt709)
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        let lumaCount = width * height, chromaCount = chromaWidth * chromaHeight
+        guard before.count == lumaCount + 2 * chromaCount, output.width == width, output.height == height else { return }
+        let data = output.dataPointers, lines = output.lineSizes.map { Int($0) }
+        guard let yIn = data[0], let cbIn = data[1], let crIn = data[2] else { return }
+        before.withUnsafeBufferPointer { kept in
+            picture.withMutablePlane(0) { y, yStride in
+                picture.withMutablePlane(1) { cb, cbStride in
+                    picture.withMutablePlane(2) { cr, crStride in
+                        for row in 0..<chromaHeight {
+                            for column in 0..<chromaWidth {
+                                let du = Int(cbIn[row * lines[1] + column]) - Int(kept[lumaCount + row * chromaWidth + column])
+                                let dv = Int(crIn[row * lines[2] + column])
+                                    - Int(kept[lumaCount + chromaCount + row * chromaWidth + column])
+                                if du != 0 || dv != 0 {
+                                    let u = row * cbStride + column, v = row * crStride + column
+                                    let oldCb = Int(cb.load(fromByteOffset: u, as: UInt8.self))
+                                    let oldCr = Int(cr.load(fromByteOffset: v, as: UInt8.self))
+                                    cb.storeBytes(of: Self.byte(oldCb + (w[2] * du + w[3] * dv + 32_768) >> 16), toByteOffset: u, as: UInt8.self)
+                                    cr.storeBytes(of: Self.byte(oldCr + (w[4] * du + w[5] * dv + 32_768) >> 16), toByteOffset: v, as: UInt8.self)
+                                }
+                                let lumaShift = w[0] * du + w[1] * dv
+                                for lumaRow in 2 * row..<min(2 * row + 2, height) {
+                                    for x in 2 * column..<min(2 * column + 2, width) {
+                                        let dy = Int(yIn[lumaRow * lines[0] + x]) - Int(kept[lumaRow * width + x])
+                                        guard dy != 0 else { continue }
+                                        let offset = lumaRow * yStride + x
+                                        let old = Int(y.load(fromByteOffset: offset, as: UInt8.self))
+                                        y.storeBytes(of: Self.byte(old + dy + (lumaShift + 32_768) >> 16), toByteOffset: offset, as: UInt8.self)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -108,9 +108,13 @@ final class VideoRenderer {
                 Compositor.draw(picture, into: frame, transform: decodeScale.concatenating(transform),
                                 opacity: layer.opacity(at: time), crop: crop)
             }
-            if instruction.enablePostProcessing, let root = videoComposition.animationTool {
-                try drawOverlay(root, into: frame, at: time, parentOpacity: 1)
-            }
+        }
+        // The animation tool post-processes the composed frame, whichever compositor made it:
+        // AVFoundation's instructions for a custom compositor (`AVVideoCompositionInstructionProtocol`)
+        // carry `enablePostProcessing` for it, and the tool renders its layers over "the
+        // composited video frames" (`init(postProcessingAsVideoLayer:in:)`).
+        if let instruction, instruction.enablePostProcessing, let root = videoComposition.animationTool {
+            try drawOverlay(root, into: frame, at: time, parentOpacity: 1)
         }
         // Burned subtitles go over whatever made the frame, a custom compositor's frame too.
         if let burnIn = videoComposition.subtitleBurnIn {

@@ -9,7 +9,8 @@ public struct VideoComposition: Sendable {
     public var frameDuration: MediaTime
     /// Instructions in time order, tiling the timeline without gaps or overlaps. `instructions`.
     public var instructions: [VideoCompositionInstruction]
-    /// Layers drawn over every frame (the sticker of the seed). `animationTool`.
+    /// Layers drawn over every frame (the sticker of the seed), the built-in compositor's or a
+    /// ``customVideoCompositor``'s, where the instruction's `enablePostProcessing` is true. `animationTool`.
     public var animationTool: OverlayLayer?
     /// Swift code that makes each frame instead of the built-in compositor. `customVideoCompositorClass`.
     public var customVideoCompositor: (any VideoCompositing)?

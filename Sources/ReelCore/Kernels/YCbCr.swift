@@ -78,6 +78,38 @@ package enum YCbCr {
         ]
     }
 
+    /// The linear map from video-range YCbCr in `source` to the same colour's in `target`:
+    /// rows Y, Cb, Cr; columns Y − 16, Cb − 128 and Cr − 128, the result likewise offset. It
+    /// maps differences too (a change of colour in one matrix to the same change in the other),
+    /// and the identity when the matrices are the same. Chroma's rows have no luma term, so
+    /// 4:2:0 chroma converts on its own; luma needs the chroma beside it.
+    /// - Parameters:
+    ///   - source: The matrix the samples were made with.
+    ///   - target: The matrix they are wanted in.
+    /// - Returns: 3 × 3 weights.
+    package static func conversion(from source: ColorMatrix, to target: ColorMatrix) -> [[Double]] {
+        // Normalised Y′, Pb, Pr of `source` to R′, G′, B′ (columns Y′, Pb, Pr).
+        let s = source, t = target
+        let toRGB: [[Double]] = [
+            [1, 0, s.crDivisor],
+            [1, -s.kb / s.kg * s.cbDivisor, -s.kr / s.kg * s.crDivisor],
+            [1, s.cbDivisor, 0],
+        ]
+        let fromRGB: [[Double]] = [
+            [t.kr, t.kg, t.kb],
+            [-t.kr / t.cbDivisor, -t.kg / t.cbDivisor, 0.5],
+            [0.5, -t.kg / t.crDivisor, -t.kb / t.crDivisor],
+        ]
+        // 8-bit steps per unit: luma 219, chroma 224.
+        let scale = [219.0, 224, 224]
+        return (0..<3).map { row in
+            (0..<3).map { column in
+                let unit = (0..<3).reduce(0.0) { $0 + fromRGB[row][$1] * toRGB[$1][column] }
+                return unit * scale[row] / scale[column]
+            }
+        }
+    }
+
     /// Video-range Y, Cb, Cr (each clamped to 0...255) of 8-bit R, G, B, rounded.
     /// - Parameters:
     ///   - r: red, 0...255.

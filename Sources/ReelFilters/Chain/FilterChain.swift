@@ -204,10 +204,26 @@ protocol Stage: AnyObject {
     func run(_ input: PixelBuffer, into output: PixelBuffer) throws(ReelError)
 }
 
+/// A look on a picture: through its BT.709 tables on RGB pictures and YCbCr ones of 720 lines
+/// and up, through its BT.601 tables (``ColorLook/standard()``, made when a picture first
+/// needs them) below 720 lines (``ColorMatrix``), so a colour's RGB comes out alike at every size.
 final class LookStage: Stage {
     let look: ColorLook
+    private let standard = PosixMutex<ColorLook.Standard?>(nil)
     init(look: ColorLook) { self.look = look }
-    func run(_ input: PixelBuffer, into output: PixelBuffer) throws(ReelError) { try look.apply(input, into: output) }
+    func run(_ input: PixelBuffer, into output: PixelBuffer) throws(ReelError) {
+        guard input.pixelFormat.isYUV, ColorMatrix(height: input.height) == .bt601 else {
+            try look.apply(input, into: output)
+            return
+        }
+        let tables = standard.withLock { made -> ColorLook.Standard in
+            if let made { return made }
+            let tables = look.standard()
+            made = tables
+            return tables
+        }
+        try look.apply(input, into: output, standard: tables)
+    }
 }
 
 final class VignetteStage: Stage {
