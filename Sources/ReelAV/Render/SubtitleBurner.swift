@@ -113,50 +113,43 @@ package final class SubtitleBurner {
         output.reset()
     }
 
-    /// Weights × 65,536 of ``YCbCr/conversion(from:to:)``, in the order luma from Cb, luma
-    /// from Cr, Cb from Cb, Cb from Cr, Cr from Cb, Cr from Cr (luma from luma is 1).
+    /// ``YCbCrConversion``'s weights × 65,536, in the order luma from Cb, luma from Cr, Cb
+    /// from Cb, Cb from Cr, Cr from Cb, Cr from Cr (luma from luma is 1).
     private static func weights(from source: ColorMatrix, to target: ColorMatrix) -> [Int] {
-        let map = YCbCr.conversion(from: source, to: target)
-        return [map[0][1], map[0][2], map[1][1], map[1][2], map[2][1], map[2][2]].map { Int(($0 * 65_536).rounded()) }
+        guard let map = YCbCrConversion(from: source, to: target) else { return [0, 0, 1 << 16, 0, 0, 1 << 16] }
+        return [map.lumaFromCb, map.lumaFromCr, map.cbFromCb, map.cbFromCr, map.crFromCb, map.crFromCr].map { Int($0) }
     }
 
     private static func byte(_ value: Int) -> UInt8 { UInt8(min(max(value, 0), 255)) }
 
-    /// Writes the BT.709 `picture` into the filter's input as BT.601 (chroma from chroma, each
-    /// luma sample with the chroma of its 2×2 block), and keeps a copy in `before`.
+    /// Writes the BT.709 `picture` into the filter's input as BT.601 (``YCbCrConversion``:
+    /// chroma from chroma, each luma sample with the chroma of its 2×2 block), and keeps a
+    /// copy in `before`.
     private func toStandardDefinition(_ picture: PixelBuffer) {
-        let w = Self.weights(from: .bt709, to: .bt601)
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         let lumaCount = width * height, chromaCount = chromaWidth * chromaHeight
         if before.count != lumaCount + 2 * chromaCount { before = [UInt8](repeating: 0, count: lumaCount + 2 * chromaCount) }
         let data = input.dataPointers, lines = input.lineSizes.map { Int($0) }
-        guard let yOut = data[0], let cbOut = data[1], let crOut = data[2] else { return }
+        guard let yOut = data[0], let cbOut = data[1], let crOut = data[2],
+              let conversion = YCbCrConversion(from: .bt709, to: .bt601)
+        else { return }
+        let planes = [(yOut, width, height, 0), (cbOut, chromaWidth, chromaHeight, lumaCount),
+                      (crOut, chromaWidth, chromaHeight, lumaCount + chromaCount)]
+        for (index, (target, bytes, rows, _)) in planes.enumerated() {
+            picture.withPlane(index) { source, stride in
+                for row in 0..<rows {
+                    (target + row * lines[index]).update(
+                        from: (source + row * stride).assumingMemoryBound(to: UInt8.self), count: bytes)
+                }
+            }
+        }
+        conversion.apply(planes: (yOut, cbOut, crOut), strides: (lines[0], lines[1], lines[2]),
+                         width: width, height: height, chromaShift: (1, 1))
         before.withUnsafeMutableBufferPointer { kept in
-            picture.withPlane(0) { y, yStride in
-                picture.withPlane(1) { cb, cbStride in
-                    picture.withPlane(2) { cr, crStride in
-                        for row in 0..<chromaHeight {
-                            for column in 0..<chromaWidth {
-                                let u = Int(cb.load(fromByteOffset: row * cbStride + column, as: UInt8.self)) - 128
-                                let v = Int(cr.load(fromByteOffset: row * crStride + column, as: UInt8.self)) - 128
-                                let newCb = Self.byte(128 + (w[2] * u + w[3] * v + 32_768) >> 16)
-                                let newCr = Self.byte(128 + (w[4] * u + w[5] * v + 32_768) >> 16)
-                                cbOut[row * lines[1] + column] = newCb
-                                crOut[row * lines[2] + column] = newCr
-                                kept[lumaCount + row * chromaWidth + column] = newCb
-                                kept[lumaCount + chromaCount + row * chromaWidth + column] = newCr
-                                let lumaShift = w[0] * u + w[1] * v
-                                for lumaRow in 2 * row..<min(2 * row + 2, height) {
-                                    for x in 2 * column..<min(2 * column + 2, width) {
-                                        let luma = Int(y.load(fromByteOffset: lumaRow * yStride + x, as: UInt8.self))
-                                        let value = Self.byte(luma + (lumaShift + 32_768) >> 16)
-                                        yOut[lumaRow * lines[0] + x] = value
-                                        kept[lumaRow * width + x] = value
-                                    }
-                                }
-                            }
-                        }
-                    }
+            guard let kept = kept.baseAddress else { return }
+            for (index, (source, bytes, rows, start)) in planes.enumerated() {
+                for row in 0..<rows {
+                    (kept + start + row * bytes).update(from: source + row * lines[index], count: bytes)
                 }
             }
         }

@@ -23,29 +23,15 @@ package struct YCbCrConversion: Sendable, Equatable {
     ///   - target: The matrix to write them in.
     package init?(from source: ColorMatrix, to target: ColorMatrix) {
         guard source != target else { return nil }
-        // (y, pb, pr) -> R, G, B by the source's matrix, then back by the target's; y from 0 to
-        // 1, pb and pr from -0.5 to 0.5.
-        let toRGB: [[Double]] = [
-            [1, 0, source.crDivisor],
-            [1, -source.kb / source.kg * source.cbDivisor, -source.kr / source.kg * source.crDivisor],
-            [1, source.cbDivisor, 0],
-        ]
-        let fromRGB: [[Double]] = [
-            [target.kr, target.kg, target.kb],
-            [-target.kr / target.cbDivisor, -target.kg / target.cbDivisor, (1 - target.kb) / target.cbDivisor],
-            [(1 - target.kr) / target.crDivisor, -target.kg / target.crDivisor, -target.kb / target.crDivisor],
-        ]
-        func product(_ row: Int, _ column: Int) -> Double {
-            (0..<3).reduce(0) { $0 + fromRGB[row][$1] * toRGB[$1][column] }
-        }
+        // The map's luma row has 1 for luma (grey stays grey) and its chroma rows 0.
+        let map = YCbCr.conversion(from: source, to: target)
         func fixed(_ value: Double) -> Int32 { Int32((value * 65_536).rounded()) }
-        // Luma's steps are 219 levels to chroma's 224.
-        lumaFromCb = fixed(product(0, 1) * 219 / 224)
-        lumaFromCr = fixed(product(0, 2) * 219 / 224)
-        cbFromCb = fixed(product(1, 1))
-        cbFromCr = fixed(product(1, 2))
-        crFromCb = fixed(product(2, 1))
-        crFromCr = fixed(product(2, 2))
+        lumaFromCb = fixed(map[0][1])
+        lumaFromCr = fixed(map[0][2])
+        cbFromCb = fixed(map[1][1])
+        cbFromCr = fixed(map[1][2])
+        crFromCb = fixed(map[2][1])
+        crFromCr = fixed(map[2][2])
     }
 
     /// Converts a planar picture in place, a chroma row at a time: its luma rows by the chroma
