@@ -9,7 +9,8 @@ import Testing
     /// The switcher runs on its own thread and switches far more often than ten times a
     /// second of frames, so that a switch lands inside a frame's filtering if one can.
     @Test func tenSwitchesASecondOverAThousandFrames() throws {
-        let source = try PixelBuffer(width: 160, height: 120, pixelFormat: .nv12)
+        // 720 lines: BT.709, whose Sepia chroma is (101, 148) (below 720 the looks work in BT.601).
+        let source = try PixelBuffer(width: 160, height: 720, pixelFormat: .nv12)
         source.fill(planeValues: [120, 90])  // a bluish grey: Cb 90, Cr 90
         let mono = [try Filter(name: "PhotoEffectMono")]
         let sepia = [try Filter(name: "SepiaTone")]
@@ -53,7 +54,7 @@ import Testing
     /// A filter made after another was freed may sit at the same address: the chain must
     /// still notice the change.
     @Test func aNewFilterIsNeverMistakenForAFreedOne() throws {
-        let source = try PixelBuffer(width: 16, height: 16, pixelFormat: .nv12)
+        let source = try PixelBuffer(width: 16, height: 720, pixelFormat: .nv12) // BT.709, as above
         source.fill(planeValues: [120, 90])
         let chain = FilterChain([try Filter(name: "PhotoEffectNoir")])
         for _ in 0..<200 {
