@@ -14,12 +14,17 @@ import Testing
 
     func shakyClip() throws -> URL { try ShakeMeter.shakyClip(in: directory) }
 
+    /// `reel compose` of `json`, its temporary files in the test's `scratch` folder: the
+    /// other tests running at the same time steady clips in the shared one.
     func compose(_ json: String, name: String, extra: [String] = []) throws -> (URL, ProcessResult) {
         let spec = directory.appendingPathComponent("\(name).json")
         try Data(json.utf8).write(to: spec)
         let out = directory.appendingPathComponent("\(name).mp4")
-        return (out, try ProcessRunner.reel(["compose", spec.path, "-o", out.path] + (extra.isEmpty ? ["--preset", "640x480"] : extra)))
+        return (out, try ProcessRunner.reel(["compose", spec.path, "-o", out.path] + (extra.isEmpty ? ["--preset", "640x480"] : extra),
+                                            temporaryDirectory: scratch))
     }
+
+    var scratch: URL { directory.appendingPathComponent("scratch") }
 
     @Test func aSteadiedClipLosesItsShakeAndKeepsItsLength() throws {
         let shaky = try shakyClip()
@@ -42,8 +47,7 @@ import Testing
                 "video \(va.duration ?? 0) s unsteadied, \(vb.duration ?? 0) s steadied")
         #expect(abs((ab.duration ?? 0) - (aa.duration ?? 0)) < 0.001, "sound \(aa.duration ?? 0) s, \(ab.duration ?? 0) s")
         #expect(FileManager.default.fileExists(atPath: shaky.path))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
-            .filter { $0.hasPrefix("reel-stabilize-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 

@@ -38,12 +38,8 @@ import Testing
         let spec = directory.appendingPathComponent("\(name).json")
         try json.write(to: spec, atomically: true, encoding: .utf8)
         let out = directory.appendingPathComponent("\(name).mp4")
-        let scratch = directory.appendingPathComponent("\(name)-tmp")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = scratch.path
-        let result = try ProcessRunner.run(
-            Paths.reelBinary.path, ["compose", spec.path, "-o", out.path], environment: environment)
+        let result = try ProcessRunner.reel(["compose", spec.path, "-o", out.path],
+                                            temporaryDirectory: directory.appendingPathComponent("\(name)-tmp"))
         guard result.status == 0 else { throw TestFailure("reel compose \(name): \(result.standardError)") }
         return out
     }

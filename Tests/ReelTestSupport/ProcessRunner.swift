@@ -76,9 +76,16 @@ public enum ProcessRunner {
             crashed: process.terminationReason == .uncaughtSignal)
     }
 
-    /// Runs `reel` with `arguments`.
-    public static func reel(_ arguments: [String], timeout: TimeInterval = 120) throws -> ProcessResult {
-        try run(Paths.reelBinary.path, arguments, timeout: timeout)
+    /// Runs `reel` with `arguments`. With `temporaryDirectory`, its TMPDIR is that folder
+    /// (created if missing), so a test can look for the temporary files `reel` left without
+    /// seeing those of the other tests running at the same time in the shared one.
+    public static func reel(_ arguments: [String], timeout: TimeInterval = 120,
+                            temporaryDirectory: URL? = nil) throws -> ProcessResult {
+        guard let temporaryDirectory else { return try run(Paths.reelBinary.path, arguments, timeout: timeout) }
+        try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporaryDirectory.path
+        return try run(Paths.reelBinary.path, arguments, timeout: timeout, environment: environment)
     }
 
     /// Runs `jobs` (executable and arguments), at most `width` at a time, each with its own
