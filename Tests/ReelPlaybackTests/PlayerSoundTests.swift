@@ -59,25 +59,34 @@ import Testing
         expectInRealTime { #expect(samples.count > 48000 * 2, "recorded \(samples.count) samples") }
         // 100 ms windows: loud ones carry 440 Hz (a varispeed rate 2 would be 880 Hz).
         var loudWindows = 0
+        var loudAt: [Int] = []
         var pitches: [Double] = []
         for start in stride(from: 0, to: samples.count - 4800, by: 4800) {
             let window = samples[start..<start + 4800]
             let rms = (window.reduce(0) { $0 + Double($1 * $1) } / 4800).squareRoot()
             guard rms > 0.03 else { continue }
             loudWindows += 1
+            loudAt.append(start / 4800)
             var crossings = 0
             for i in window.indices.dropFirst() where (window[i - 1] < 0) != (window[i] < 0) { crossings += 1 }
             pitches.append(Double(crossings) / 2 / 0.1)
         }
         // As many loud windows as the sound clock ran while playing (edges may fall either way).
+        // Above that, up to half the device's buffer more: a null sink renders that far ahead
+        // into its monitor, and when the server cannot take it back at the pause's flush the
+        // recording keeps it (a CI run heard 25 windows for 20 played). A pause that dropped
+        // nothing would add the whole buffer, 10 windows.
         let played = Int(((one + two) * 10).rounded())
+        let renderedAhead = Int((AudioOutput.bufferDuration / 2 * 10).rounded())
+        print("heard \(loudWindows) loud windows of 100 ms (\(loudAt.first ?? -1) to \(loudAt.last ?? -1)), played \(played) by the sound clock")
         // Every window whole inside a stretch of play is 440 Hz; the ones that hold the start,
         // the change of rate or the end are part silence (the stretcher restarts at a rate change).
         let at440 = pitches.filter { abs($0 - 440) < 25 }.count
         // After the pause: silence (the last second of the recording).
         let tail = samples.suffix(48000 / 4)
         expectInRealTime {
-            #expect(abs(loudWindows - played) <= 3, "loud windows \(loudWindows), played \(played)")
+            #expect(loudWindows >= played - 3 && loudWindows <= played + 3 + renderedAhead,
+                    "loud windows \(loudWindows) at \(loudAt), played \(played)")
             #expect(at440 >= pitches.count - 4 && at440 >= 10, "pitches \(pitches)")
             #expect(tail.allSatisfy { abs($0) < 0.01 })
         }
