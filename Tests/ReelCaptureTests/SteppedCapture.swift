@@ -22,14 +22,33 @@ struct SteppedCapture {
         clock.advance(seconds: seconds)
     }
 
-    /// Moves the clock on, a frame's worth at a time, until `done` is true (a handler on
-    /// another queue says so), at most `limit` seconds of capture time. What the clock set
-    /// off may still be working in real time when the limit is reached (a merge, a file
-    /// being finished, on a busy machine): then it waits, the clock standing still, for at
-    /// most `wait` seconds more.
+    /// Moves the clock `seconds` on a frame (1/30 s) at a time, waiting a frame's time after
+    /// each, as a camera delivers: a writer that encodes in real time keeps up. (Moved on in
+    /// bursts of frames, an optimised build's session handed a writer three or nine pictures
+    /// within microseconds, and the writer, with no room, took one.) The clock lands on
+    /// `seconds` to the nanosecond.
+    func advanceInRealTime(seconds: Double) {
+        let total = Int64((max(0, seconds) * 1e9).rounded())
+        var moved: Int64 = 0
+        var frame: Int64 = 1
+        while moved < total {
+            let target = min(total, frame * 1_000_000_000 / 30)
+            clock.advance(by: MediaTime(value: target - moved, timescale: 1_000_000_000), step: MediaTime(value: 1, timescale: 30))
+            moved = target
+            frame += 1
+            Thread.sleep(forTimeInterval: 1.0 / 30)
+        }
+    }
+
+    /// Moves the clock on, a quarter of a frame's worth at a time, until `done` is true (a
+    /// handler on another queue says so), at most `limit` seconds of capture time; with
+    /// `realTime`, at the camera's pace (see ``advanceInRealTime(seconds:)``) for the tests
+    /// whose writers encode in real time. What the clock set off may still be working in real
+    /// time when the limit is reached (a merge, a file being finished, on a busy machine):
+    /// then it waits, the clock standing still, for at most `wait` seconds more.
     /// - Returns: Whether `done` came true.
     @discardableResult
-    func advance(until done: () -> Bool, limit: Double = 60, wait: TimeInterval = 60) -> Bool {
+    func advance(until done: () -> Bool, limit: Double = 60, wait: TimeInterval = 60, realTime: Bool = false) -> Bool {
         // `done` is asked once a turn and its answer kept: it may consume what it checks
         // (a semaphore's signal).
         var finished = done()
@@ -37,6 +56,7 @@ struct SteppedCapture {
         while !finished, moved < limit {
             clock.advance(seconds: 1.0 / 120)
             moved += 1.0 / 120
+            if realTime { Thread.sleep(forTimeInterval: 1.0 / 120) }
             finished = done()
         }
         let deadline = Date().addingTimeInterval(wait)

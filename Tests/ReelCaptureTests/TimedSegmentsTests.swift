@@ -77,9 +77,11 @@ import Testing
             return try #require(handed.withLock { $0.last })
         }
 
-        /// Moves the clock on until the save asked for is written (or fails), stops, and returns it.
+        /// Moves the clock on at the camera's pace until the save asked for is written (or
+        /// fails), stops, and returns it.
         func replay() throws -> URL {
-            let done = capture.advance(until: { saved.withLock { !$0.isEmpty } || buffer.statistics.failed > 0 }, limit: 10)
+            let done = capture.advance(until: { saved.withLock { !$0.isEmpty } || buffer.statistics.failed > 0 },
+                                       limit: 10, realTime: true)
             streamer.stop()
             capture.session.stopRunning()
             #expect(done && buffer.statistics.failed == 0, "\(lines.withLock { $0 })")
@@ -110,22 +112,15 @@ import Testing
     private func advanceDropping(_ capture: SteppedCapture, seconds: Double) {
         var moved = 0.0
         while moved < seconds {
-            capture.advance(0.3)
+            capture.advanceInRealTime(seconds: 0.3)
             capture.clock.advance(by: MediaTime(value: 400, timescale: 1000), step: MediaTime(value: 400, timescale: 1000))
             moved += 0.7
-            // About real time, so that the writer's encoder, which runs in real time, keeps up.
-            Thread.sleep(forTimeInterval: 0.3)
         }
     }
 
     /// Moves the clock `seconds` on frame by frame, at about real time.
     private func advanceSteadily(_ capture: SteppedCapture, seconds: Double) {
-        var moved = 0.0
-        while moved < seconds - 1e-9 {
-            capture.advance(0.1)
-            moved += 0.1
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        capture.advanceInRealTime(seconds: seconds)
     }
 
     /// Each video packet's time and whether it is a keyframe, by ffprobe (which reads no
@@ -328,12 +323,12 @@ import Testing
         buffer.save()
         // The segment holding the save's end lands once the writer has the pictures after it.
         advanceSteadily(capture, seconds: 1.5)
-        #expect(capture.advance(until: { saved.withLock { $0.count == 1 } }, limit: 5), "\(lines.withLock { $0 })")
+        #expect(capture.advance(until: { saved.withLock { $0.count == 1 } }, limit: 5, realTime: true), "\(lines.withLock { $0 })")
         capture.session.sessionPreset = .medium
         advanceSteadily(capture, seconds: 2.5)
         buffer.save()
         advanceSteadily(capture, seconds: 1.5)
-        #expect(capture.advance(until: { saved.withLock { $0.count == 2 } }, limit: 5), "\(lines.withLock { $0 })")
+        #expect(capture.advance(until: { saved.withLock { $0.count == 2 } }, limit: 5, realTime: true), "\(lines.withLock { $0 })")
         Thread.sleep(forTimeInterval: 0.3)
         streamer.stop()
         capture.session.stopRunning()

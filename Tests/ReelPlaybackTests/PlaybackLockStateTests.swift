@@ -95,15 +95,19 @@ import Testing
         let clock = ManualClock()
         let player = QueuePlayer(items: items, clock: clock)
         player.play()
-        let done = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0), reading = DispatchSemaphore(value: 0)
         let reads = PosixMutex(0)
         Thread.detachNewThread {
             for step in 0..<4000 {
                 let snapshot = player.soundSnapshot(forHostTime: MediaTime(value: Int64(step), timescale: 500))
                 if snapshot.item != nil { reads.withLock { $0 += 1 } }
+                if step == 0 { reading.signal() }
             }
             done.signal()
         }
+        // The timer starts once the feeder reads: an optimised build's timer emptied the queue
+        // before a loaded machine started the feeder's thread, and nothing ran at the same time.
+        reading.wait()
         for _ in 0..<130 { clock.advance(by: MediaTime(value: 1, timescale: 15)) }
         done.wait()
         // 8.7 s of clock over 40 items of 0.2 s: every item played through, the queue empty.
