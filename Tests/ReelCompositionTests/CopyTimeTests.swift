@@ -256,6 +256,35 @@ import Testing
         }
     }
 
+    /// A replay's range that starts where the camera dropped frames: every picture at its own
+    /// time and every click with its flash. FFmpeg's reading moves the first picture shown to
+    /// zero, so an edit starting in the gap put the pictures ahead of the sound by the time
+    /// from the start to that picture (a CI run's replay: 100 ms); nothing shows until it now.
+    @Test(arguments: [1.2, 1.1])
+    func aRangeStartingWhereTheCameraDroppedFramesKeepsSync(start: Double) throws {
+        // 4 s at 30 fps without frames 31-38 (1.033-1.267 s): a gap from 1.0 to 1.3 s.
+        let gapped = directory.appendingPathComponent("gapped-\(start).mp4")
+        try ProcessRunner.ffmpeg([
+            "-f", "lavfi", "-i", "color=c=0x202020:s=160x90:r=30:d=4,drawbox=c=white:t=fill:enable='eq(mod(n,30),15)',"
+                + "select='not(between(n,31,38))'",
+            "-f", "lavfi", "-i", "aevalsrc='0.9*sin(2*PI*1000*t)*lt(mod(t-0.5,1),0.01)':s=48000:d=4",
+            "-fps_mode", "passthrough", "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p",
+            "-c:a", "aac", "-video_track_timescale", "15360", gapped.path])
+        let out = directory.appendingPathComponent("gap-range-\(start).mp4")
+        let range = MediaTimeRange(start: MediaTime(seconds: start), end: MediaTime(value: 4, timescale: 1))
+        try SegmentMerge.write([gapped], to: out, ranges: [range])
+        let shown = try measure(out)
+        // The first picture after the gap, at 1.3 s, shows at its own time in the range.
+        let first = try #require(shown.frames.first)
+        #expect(abs(first.time - (1.3 - start)) < 0.001, "first picture at \(first.time) s")
+        let expected = [1.5, 2.5, 3.5].map { $0 - start }
+        #expect(shown.flashes.count == 3 && shown.clicks.count == 3, "\(shown.flashes) \(shown.clicks)")
+        for (time, (flash, click)) in zip(expected, zip(shown.flashes, shown.clicks)) {
+            #expect(abs(flash - time) < 0.001 && abs(click - time) < 0.001, "flash \(flash), click \(click), not \(time)")
+        }
+        #expect(abs((try FFprobe.probe(out).duration ?? 0) - (4 - start)) < 0.03)
+    }
+
     @Test func stretchedCopyShowsOnlyWhatTheSourceShows() throws {
         let b = try editListed("slow-b.mp4")
         let out = directory.appendingPathComponent("slow.mp4")

@@ -60,7 +60,12 @@ package final class VideoCopyLane {
         // nothing until it. (Leaving room in the media for the clip before to hold its last
         // picture instead puts the clip 21 ms early in FFmpeg's reading, which counts frame
         // durations across an entry and skips the room.)
-        let lead = trackRange.map { max(.zero, min($0.start - range.start, range.duration)) } ?? .zero
+        var lead = trackRange.map { max(.zero, min($0.start - range.start, range.duration)) } ?? .zero
+        let startTicks = source.timestamp(range.start)
+        // The pictures on either side of the range's start, and the shortest step between
+        // pictures: a start in a gap (a camera that dropped frames there) is found after the copy.
+        var before = Int64.min, after = Int64.max
+        var shownTimes: [Int64] = []
         var offset: Int64?
         var presentationEnd = Int64.min
         var lastDecode = Int64.min
@@ -71,6 +76,10 @@ package final class VideoCopyLane {
             // A keyframe at or past the range's end starts a group of pictures the range does not need.
             if offset != nil, packet.isKeyframe, pts != FFmpeg.noTimestamp, pts >= endTicks { break }
             guard pts != FFmpeg.noTimestamp || dts != FFmpeg.noTimestamp else { continue }
+            if pts != FFmpeg.noTimestamp {
+                if pts < startTicks { before = max(before, pts) } else { after = min(after, pts) }
+                shownTimes.append(pts)
+            }
             packet.rescale(from: source, to: output)
             let decode = packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp : packet.presentationTimestamp
             let presentation = packet.presentationTimestamp != FFmpeg.noTimestamp ? packet.presentationTimestamp : decode
@@ -104,6 +113,17 @@ package final class VideoCopyLane {
         guard let offset else {
             throw ReelError(.invalidData, "holds no video packet in \(range.start.seconds)–\(range.end.seconds) s",
                             subject: demuxer.path)
+        }
+        // A start inside a gap between pictures (longer than one and a half of the stream's
+        // shortest step: frames the camera dropped): FFmpeg's reading shows the first picture
+        // after the start at the start (it moves the first shown picture to zero), which put a
+        // replay's pictures 100 ms ahead of its sound. Nothing shows until that picture instead,
+        // as for a track that starts late, so every reader places it at its own time.
+        shownTimes.sort()
+        let step = zip(shownTimes, shownTimes.dropFirst()).map { $1 &- $0 }.filter { $0 > 0 }.min()
+        if let step, before != Int64.min, after != Int64.max, after > startTicks,
+           Double(after) - Double(before) > 1.5 * Double(step) {
+            lead = max(lead, min(source.time(after) - range.start, range.duration))
         }
         if target > end { edits.append(EditListEntry(start: end, end: target, mediaStart: nil)) }
         // The range in the output's media. Where it runs past the clip's last picture (a clip
