@@ -31,8 +31,8 @@ import Testing
 
     @Test func theSessionIsStartedOnceAndEndedLater() {
         var machine = Self.writing()
-        machine.startSession(at: MediaTime(value: 2, timescale: 1))
-        machine.startSession(at: MediaTime(value: 3, timescale: 1))
+        _ = machine.startSession(at: MediaTime(value: 2, timescale: 1))
+        _ = machine.startSession(at: MediaTime(value: 3, timescale: 1))
         machine.endSession(at: MediaTime(value: 5, timescale: 1))
         #expect(machine.session?.start == MediaTime(value: 2, timescale: 1))
         #expect(machine.session?.end == MediaTime(value: 5, timescale: 1))

@@ -48,11 +48,11 @@ import Testing
         let session = capture.session
         let camera = CaptureDevice.testCamera(width: 320)
         try camera.setFrameRate(rate)
-        try session.addInput(try CaptureDeviceInput(device: camera))
-        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
+        session.addInput(try CaptureDeviceInput(device: camera))
+        session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         session.sessionPreset = .low
         let movie = MovieFileOutput()
-        try session.addOutput(movie)
+        session.addOutput(movie)
         movie.connection(with: .video)?.preferredVideoStabilizationMode = stabilization
         let url = directory.appendingPathComponent("sync-\(Int(rate))-\(stabilization).\(ext)")
         let finished = AsyncStream<ReelError?>.makeStream()
@@ -93,8 +93,8 @@ import Testing
         let directory = try Paths.temporaryDirectory("reel-hold-end")
         let capture = SteppedCapture()
         let session = capture.session
-        try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
-        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
+        session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         session.sessionPreset = .low
         let recorder = try SegmentedRecorder(session: session, directory: directory.appendingPathComponent("segments"),
                                              outputURL: directory.appendingPathComponent("out.mp4"))

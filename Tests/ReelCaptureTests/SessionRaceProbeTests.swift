@@ -27,7 +27,7 @@ import Testing
         let camera = CaptureDevice.testCamera(width: 320)
         camera.isSubjectAreaChangeMonitoringEnabled = true
         let input = try CaptureDeviceInput(device: camera)
-        try session.addInput(input)
+        session.addInput(input)
         session.sessionPreset = .low
         let other = try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "file:\(clip.path)"))
         // nil until the observer has run; then whether the reconfiguration returned in time.
@@ -42,7 +42,7 @@ import Testing
             Thread.detachNewThread {
                 session.beginConfiguration()
                 session.removeInput(input)
-                try? session.addInput(other)
+                session.addInput(other)
                 session.commitConfiguration()
                 committed.signal()
             }
@@ -70,7 +70,7 @@ import Testing
         let session = CaptureSession()
         let camera = CaptureDevice.testCamera(width: 320)
         camera.isSubjectAreaChangeMonitoringEnabled = true
-        try session.addInput(try CaptureDeviceInput(device: camera))
+        session.addInput(try CaptureDeviceInput(device: camera))
         session.sessionPreset = .low
         let stopped = DispatchSemaphore(value: 0)
         let observer = NotificationCenter.default.addObserver(

@@ -21,7 +21,7 @@ import Testing
         let camera = CaptureDevice.testCamera(width: 320)
         camera.isSubjectAreaChangeMonitoringEnabled = true
         let input = try CaptureDeviceInput(device: camera)
-        try session.addInput(input)
+        session.addInput(input)
         session.sessionPreset = .low
         let other = try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "file:\(clip.path)"))
         let switched = DispatchSemaphore(value: 0)
@@ -29,7 +29,7 @@ import Testing
                                                               object: camera, queue: nil) { _ in
             session.beginConfiguration()
             session.removeInput(input)
-            try? session.addInput(other)
+            session.addInput(other)
             session.commitConfiguration()
             switched.signal()
         }
@@ -56,7 +56,7 @@ import Testing
     /// stop waits on the frame queues, which must not be where the notification comes from.
     @Test func anObserverMayStopTheSession() throws {
         let session = CaptureSession()
-        try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
         session.sessionPreset = .low
         let stopped = DispatchSemaphore(value: 0)
         let observer = NotificationCenter.default.addObserver(forName: CaptureSession.didStartRunningNotification,
@@ -78,7 +78,7 @@ import Testing
     /// thread, while the observer waits for it.
     @Test func anObserverMayStopTheSessionThroughAnotherThread() throws {
         let session = CaptureSession()
-        try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
         session.sessionPreset = .low
         let stopped = DispatchSemaphore(value: 0)
         let seen = PosixMutex<[Notification.Name]>([])
@@ -112,7 +112,7 @@ import Testing
     /// running inside of (libdispatch traps a sync onto a queue its thread holds).
     @Test func anObserverMayStopTheSessionThroughAQueueSync() throws {
         let session = CaptureSession()
-        try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
         session.sessionPreset = .low
         let stopped = DispatchSemaphore(value: 0)
         let appQueue = DispatchQueue(label: "app.session")
@@ -134,7 +134,7 @@ import Testing
     /// stop has returned). It returned with the notification still queued behind that observer.
     @Test func stopRunningPostsItsNotificationWhileAnotherThreadIsPosting() throws {
         let session = CaptureSession()
-        try session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
+        session.addInput(try CaptureDeviceInput(device: CaptureDevice.testCamera(width: 320)))
         session.sessionPreset = .low
         let entered = DispatchSemaphore(value: 0), leave = DispatchSemaphore(value: 0)
         let seen = PosixMutex<[Notification.Name]>([])
@@ -168,8 +168,8 @@ import Testing
     @Test func startStopAndRateChangesFromManyThreads() throws {
         let session = CaptureSession()
         let camera = CaptureDevice.testCamera(width: 320)
-        try session.addInput(try CaptureDeviceInput(device: camera))
-        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
+        session.addInput(try CaptureDeviceInput(device: camera))
+        session.addInput(try CaptureDeviceInput(device: try CaptureDevice.device(withUniqueID: "virtual:microphone")))
         session.sessionPreset = .low
         SessionRaces.run(session: session, camera: camera, rounds: 1_000)
         session.startRunning()

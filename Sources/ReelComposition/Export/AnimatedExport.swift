@@ -1,6 +1,6 @@
 public import Foundation
 import ReelAV
-public import ReelAsset
+import ReelAsset
 public import ReelCore
 
 /// A movie's pictures as an animated GIF, an animated WebP or a numbered PNG sequence:

@@ -1,6 +1,6 @@
-public import Foundation
+import Foundation
 import ReelAsset
-public import ReelCore
+import ReelCore
 
 extension CompositionSpec {
     /// A clip drawn over the main track in a rectangle (picture in picture, or a whole-frame

@@ -1,5 +1,5 @@
-public import Foundation
-public import ReelCore
+import Foundation
+import ReelCore
 import ReelFilters
 
 extension CompositionSpec {

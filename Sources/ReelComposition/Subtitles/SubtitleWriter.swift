@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Subtitle cues written out as SubRip, WebVTT or an ASS script (the form libass and
 /// FFmpeg's `mov_text` encoder read).

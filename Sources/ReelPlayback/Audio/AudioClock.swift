@@ -1,4 +1,4 @@
-public import ReelCore
+import ReelCore
 
 /// The sound device's clock: the time of the sample being heard now, which is the samples
 /// written minus those still waiting in the server and the card. A player timed by it keeps

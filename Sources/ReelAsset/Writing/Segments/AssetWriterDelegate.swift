@@ -1,5 +1,5 @@
 public import Foundation
-public import ReelCore
+package import ReelCore
 
 /// Receives a segmented ``AssetWriter``'s output instead of a file. `AVAssetWriterDelegate`.
 ///
