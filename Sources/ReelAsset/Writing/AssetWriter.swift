@@ -493,7 +493,12 @@ public final class AssetWriter: Sendable {
             try muxer.setDisplayMatrix(input.transform, streamIndex: stream)
         }
         if let language = input.languageCode { muxer.setMetadata("language", language, streamIndex: stream) }
-        let capacity = input.expectsMediaDataInRealTime ? 16 : 4
+        // A live source's sound queues far deeper than its pictures: a buffer of sound is a few
+        // kilobytes and one dropped is a silent hole (a click lost), where a dropped picture is
+        // a held frame. A microphone's backlog comes at once after a stall (0.4 s of 1024-sample
+        // buffers is 19, of PulseAudio's 10 ms buffers 40): at 16, a loaded machine's replay
+        // lost the click under a flash it showed. 256 holds 2.5 s of the smallest buffers.
+        let capacity = input.expectsMediaDataInRealTime ? (input.mediaType == .audio ? 256 : 16) : 4
         input.pipeline = try InputEncoder(
             encoder: encoder, streamIndex: stream, mediaType: input.mediaType, muxer: shared, capacity: capacity,
             label: "\(input.mediaType)-\(index)", onError: { [weak self] error in self?.fail(error) })

@@ -22,8 +22,10 @@ public final class AssetWriterInput: @unchecked Sendable {
 
     private let settings = PosixMutex(Settings())
 
-    /// Whether the source is live (a camera): the input then queues more before it
-    /// reports not ready, so that a short stall of the encoder drops no frame.
+    /// Whether the source is live (a camera or microphone): the input then queues more
+    /// before it reports not ready, so that a short stall of the encoder drops no frame,
+    /// and a sound input takes seconds of sound, so that a microphone's backlog after a
+    /// stall, handed over at once, is not cut into silent holes.
     /// `expectsMediaDataInRealTime`.
     public var expectsMediaDataInRealTime: Bool {
         get { settings.withLock { $0.expectsMediaDataInRealTime } }

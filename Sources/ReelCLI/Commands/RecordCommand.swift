@@ -191,7 +191,11 @@ struct RecordCommand: Command {
         for streamer in streamers {
             // The segments end where the file does.
             streamer.stop(endingAt: movie.recordedTimeRange?.end)
-            let (connections, frames) = streamer.statistics
+            let (connections, frames, soundDropped) = streamer.statistics
+            if soundDropped > 0 {
+                let name = streamer.url.isFileURL ? streamer.url.path : streamer.url.absoluteString
+                console.printError("\(name): the writer fell behind and missed \(soundDropped) buffers of sound")
+            }
             if let folder = streamer.folder {
                 console.printError("wrote \(frames) frames to \(streamer.url.path) in \(folder.segments.count) segments")
             }

@@ -53,7 +53,7 @@ package final class LiveStreamer: @unchecked Sendable {
     private let report: @Sendable (String) -> Void
     private let state = PosixMutex(State.idle(retryAt: .distantPast, attempt: 0))
     private let connecting = DispatchQueue(label: "reel.stream.connect")
-    private let counts = PosixMutex((connections: 0, frames: 0))
+    private let counts = PosixMutex((connections: 0, frames: 0, soundDropped: 0))
 
     /// - Parameters:
     ///   - url: `rtmp://HOST[:PORT]/APP/KEY`.
@@ -96,8 +96,8 @@ package final class LiveStreamer: @unchecked Sendable {
         self.report = report
     }
 
-    /// Connections made and frames streamed so far.
-    package var statistics: (connections: Int, frames: Int) { counts.withLock { $0 } }
+    /// Connections made, frames streamed and buffers of sound the writer had no room for so far.
+    package var statistics: (connections: Int, frames: Int, soundDropped: Int) { counts.withLock { $0 } }
 
     package func appendVideo(_ sample: SampleBuffer) {
         guard let picture = sample.pixelBuffer else { return }
@@ -173,7 +173,12 @@ package final class LiveStreamer: @unchecked Sendable {
             return state
         }
         guard case .streaming(let link) = current, link.pictured, let audio = link.audio else { return }
-        guard audio.isReadyForMoreMediaData else { return }
+        // A writer with no room for seconds of sound has stalled: what it missed is a silent
+        // hole, counted (the writer places the next sound at its time, so nothing moves).
+        guard audio.isReadyForMoreMediaData else {
+            counts.withLock { $0.soundDropped += 1 }
+            return
+        }
         try? audio.append(sample)
     }
 
