@@ -118,11 +118,6 @@ import Testing
         }
     }
 
-    /// Moves the clock `seconds` on frame by frame, at about real time.
-    private func advanceSteadily(_ capture: SteppedCapture, seconds: Double) {
-        capture.advanceInRealTime(seconds: seconds)
-    }
-
     /// Each video packet's time and whether it is a keyframe, by ffprobe (which reads no
     /// durations from fragments).
     private func packets(_ url: URL) throws -> [(time: Double, key: Bool)] {
@@ -285,7 +280,7 @@ import Testing
         let rig = try ReplayRig(seconds: 2, beside: directory.appendingPathComponent("gap.mp4"), suite: self)
         let capture = rig.capture
         capture.session.startRunning()
-        advanceSteadily(capture, seconds: 3.6)
+        capture.advanceInRealTime(seconds: 3.6)
         let newest = try rig.newestTaken()
         rig.buffer.save()
         capture.clock.advance(by: MediaTime(value: 1200, timescale: 1000), step: MediaTime(value: 1200, timescale: 1000))
@@ -324,15 +319,15 @@ import Testing
         let handed = PosixMutex<[Int]>([])
         let capture = try capture(feeding: streamer, handed: handed)
         capture.session.startRunning()
-        advanceSteadily(capture, seconds: 4.5)
+        capture.advanceInRealTime(seconds: 4.5)
         buffer.save()
         // The segment holding the save's end lands once the writer has the pictures after it.
-        advanceSteadily(capture, seconds: 1.5)
+        capture.advanceInRealTime(seconds: 1.5)
         #expect(capture.advance(until: { saved.withLock { $0.count == 1 } }, limit: 5, realTime: true), "\(lines.withLock { $0 })")
         capture.session.sessionPreset = .medium
-        advanceSteadily(capture, seconds: 2.5)
+        capture.advanceInRealTime(seconds: 2.5)
         buffer.save()
-        advanceSteadily(capture, seconds: 1.5)
+        capture.advanceInRealTime(seconds: 1.5)
         #expect(capture.advance(until: { saved.withLock { $0.count == 2 } }, limit: 5, realTime: true), "\(lines.withLock { $0 })")
         Thread.sleep(forTimeInterval: 0.3)
         streamer.stop()
@@ -459,7 +454,7 @@ import Testing
         // filled, after the last whole one.
         var growing = ""
         for _ in 0..<60 {
-            advanceSteadily(capture, seconds: 0.1)
+            capture.advanceInRealTime(seconds: 0.1)
             let text = (try? String(contentsOf: folder.appendingPathComponent("playlist.m3u8"), encoding: .utf8)) ?? ""
             let tail = text.split(separator: "\n").reversed().prefix { !$0.hasPrefix("#EXTINF") && !$0.hasPrefix("segment-") }
             if text.contains("#EXTINF"), tail.contains(where: { $0.hasPrefix("#EXT-X-PART:") }) { growing = text }
@@ -467,7 +462,7 @@ import Testing
         #expect(!growing.isEmpty, "no playlist listed parts of the segment being filled")
         let listed = try checkLowLatency(growing, folder: folder)
         #expect(listed >= 4, "\(growing)")
-        advanceSteadily(capture, seconds: 1)
+        capture.advanceInRealTime(seconds: 1)
         Thread.sleep(forTimeInterval: 1)
         let later = try String(contentsOf: folder.appendingPathComponent("playlist.m3u8"), encoding: .utf8)
         _ = try checkLowLatency(later, folder: folder)
@@ -480,7 +475,7 @@ import Testing
         // (Up to a minute: at load a segment stretched by dropped pictures raises the target
         // again, and one run still had the parts after 30 s.)
         for _ in 0..<60 {
-            advanceSteadily(capture, seconds: 1)
+            capture.advanceInRealTime(seconds: 1)
             recorded += 1
             files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             if !files.contains("segment-00001.1.m4s") { break }
