@@ -125,7 +125,48 @@ import Testing
         let kind = FlashClick(rate: (30, 1), seconds: 4)
         let input = directory.appendingPathComponent("flash.mp4")
         try kind.write(to: input)
-        let package = directory.appendingPathComponent("flash-package")
+        let parts = try packagedAndJoined(input, name: "flash")
+        let muxed = directory.appendingPathComponent("flash-muxed.mp4")
+        try ProcessRunner.ffmpeg(["-i", parts.picture.path, "-i", parts.sound.path, "-map", "0:v", "-map", "1:a", "-c", "copy", muxed.path])
+        let verdict = SyncMeter.judge(try SyncMeter.measure(muxed), expected: kind.events, duration: kind.pictureSeconds)
+        print("sync package: \(verdict)")
+        #expect(verdict.failures().isEmpty, "\(verdict.failures())")
+        #expect(verdict.worstOffset < 0.005, "sound within 5 ms of its picture, not \(verdict.worstOffset)")
+    }
+
+    /// A source whose picture starts 0.5 s after its sound (a Matroska file trimmed by its
+    /// picture, its times kept): every flash is still on its click and at its own time, each
+    /// rendition measured on its own as a player takes its times from the segments. (Each
+    /// writer started its session at its own track's start: the picture came out 0.5 s early,
+    /// its flashes 500 ms before their clicks. Muxed into one MP4, FFmpeg's reading moves the
+    /// first picture to zero whatever the edit list says, so the parts are measured apart.)
+    @Test func aPictureStartingAfterItsSoundStaysOnIt() throws {
+        let kind = FlashClick(rate: (30, 1), seconds: 4)
+        let clip = directory.appendingPathComponent("late-source.mp4")
+        try kind.write(to: clip)
+        let input = directory.appendingPathComponent("late.mkv")
+        try ProcessRunner.ffmpeg([
+            "-i", clip.path, "-map", "0:v", "-map", "0:a", "-vf", "trim=start=0.5", "-c:v", "libx264", "-preset", "ultrafast",
+            "-c:a", "copy", input.path,
+        ])
+        let parts = try packagedAndJoined(input, name: "late")
+        let (picture, sound) = (try SyncMeter.measure(parts.picture), try SyncMeter.measure(parts.sound))
+        // The source's own times: Matroska keeps the AAC priming as 21 ms more on both tracks.
+        let source = try SyncMeter.measure(input)
+        let expected = source.clicks
+        let flashes = SyncMeter.match(picture.flashes, expected: expected, window: 0.6)
+        let clicks = SyncMeter.match(sound.clicks, expected: expected, window: 0.6)
+        print("late picture package: flashes \(picture.flashes), clicks \(sound.clicks); the source's flashes \(source.flashes), clicks \(expected)")
+        #expect(source.flashes.count == 4 && SyncMeter.match(source.flashes, expected: expected, window: 0.1).lost == 0)
+        #expect(!expected.isEmpty && flashes.lost == 0 && clicks.lost == 0)
+        #expect(flashes.offsets.allSatisfy { abs($0) <= 1.0 / 30 + 1e-3 }, "flashes off by \(flashes.offsets)")
+        #expect(clicks.offsets.allSatisfy { abs($0) <= 0.005 }, "clicks off by \(clicks.offsets)")
+    }
+
+    /// `input` packaged with one 90p rendition in 1 s segments; that rendition's segments and the
+    /// sound's, each joined behind their initialization segment.
+    private func packagedAndJoined(_ input: URL, name: String) throws -> (picture: URL, sound: URL) {
+        let package = directory.appendingPathComponent("\(name)-package")
         let result = try ProcessRunner.reel(
             [
                 "export", input.path, "--hls", package.path, "--ladder", "90",
@@ -136,20 +177,12 @@ import Testing
         for rendition in ["90p", "audio"] {
             let folder = package.appendingPathComponent(rendition)
             var whole = try Data(contentsOf: folder.appendingPathComponent("init.mp4"))
-            for name in try segmentNames(folder) { whole.append(try Data(contentsOf: folder.appendingPathComponent(name))) }
-            let file = directory.appendingPathComponent("flash-\(rendition).mp4")
+            for segment in try segmentNames(folder) { whole.append(try Data(contentsOf: folder.appendingPathComponent(segment))) }
+            let file = directory.appendingPathComponent("\(name)-\(rendition).mp4")
             try whole.write(to: file)
             parts.append(file)
         }
-        let muxed = directory.appendingPathComponent("flash-muxed.mp4")
-        try ProcessRunner.ffmpeg([
-            "-i", parts[0].path, "-i", parts[1].path, "-map", "0:v", "-map", "1:a", "-c", "copy",
-            muxed.path,
-        ])
-        let verdict = SyncMeter.judge(try SyncMeter.measure(muxed), expected: kind.events, duration: kind.pictureSeconds)
-        print("sync package: \(verdict)")
-        #expect(verdict.failures().isEmpty, "\(verdict.failures())")
-        #expect(verdict.worstOffset < 0.005, "sound within 5 ms of its picture, not \(verdict.worstOffset)")
+        return (parts[0], parts[1])
     }
 
     @Test func specIsRenderedThenPackaged() throws {

@@ -120,6 +120,12 @@ public struct AdaptivePackage: Sendable {
         var heights = options.ladder.filter { Double($0) <= sourceHeight.rounded() }
         if heights.isEmpty { heights = [Int(min(4320, sourceHeight.rounded())) / 2 * 2] }
         let frameRate = track.nominalFrameRate > 0 ? track.nominalFrameRate : 30
+        let sound = asset.tracks(withMediaType: .audio).first
+        // Every rendition keeps the source's timeline from its earliest track's start: each
+        // writer's session and segment grid start there, so a picture that starts after its
+        // sound stays on it. (Each session started at its own track's start: a picture 0.5 s
+        // late came out 0.5 s early against the sound.)
+        let origin = [track.timeRange.start, sound?.timeRange.start].compactMap { $0 }.filter(\.isNumeric).min() ?? .zero
 
         let temporary = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).reel-\(UUID().uuidString.prefix(8))")
@@ -138,7 +144,7 @@ public struct AdaptivePackage: Sendable {
                 let files = try SegmentFolderWriter(folder: folder)
                 try await encodeVideo(
                     asset: asset, track: track, width: width, height: height, frameRate: frameRate,
-                    options: options, into: files)
+                    options: options, from: origin, into: files)
                 try files.finish()
                 folders[name] = files
                 renditions.append(
@@ -152,12 +158,12 @@ public struct AdaptivePackage: Sendable {
                     subject: destination.path)
             }
             var audio: SegmentFolderWriter?
-            if let sound = asset.tracks(withMediaType: .audio).first {
+            if let sound {
                 progress("audio")
                 let folder = temporary.appendingPathComponent("audio")
                 try createFolder(folder)
                 let files = try SegmentFolderWriter(folder: folder)
-                try await encodeAudio(asset: asset, track: sound, options: options, into: files)
+                try await encodeAudio(asset: asset, track: sound, options: options, from: origin, into: files)
                 try files.finish()
                 audio = files
             }
@@ -203,18 +209,21 @@ public struct AdaptivePackage: Sendable {
         }
     }
 
-    private static func segmentedWriter(_ options: Options, delegate: SegmentFolderWriter) throws(ReelError) -> AssetWriter {
+    /// A segmented writer whose segments are cut on the grid from `origin`.
+    private static func segmentedWriter(
+        _ options: Options, from origin: MediaTime, delegate: SegmentFolderWriter
+    ) throws(ReelError) -> AssetWriter {
         let writer = try AssetWriter(fileType: .mp4)
         writer.outputFileTypeProfile = .mpeg4AppleHLS
         writer.preferredOutputSegmentInterval = options.segmentInterval
-        writer.initialSegmentStartTime = .zero
+        writer.initialSegmentStartTime = origin
         writer.delegate = delegate
         return writer
     }
 
     private static func encodeVideo(
         asset: Asset, track: AssetTrack, width: Int, height: Int, frameRate: Double,
-        options: Options, into files: SegmentFolderWriter
+        options: Options, from origin: MediaTime, into files: SegmentFolderWriter
     ) async throws(ReelError) {
         let reader = try AssetReader(asset: asset)
         let output = AssetReaderTrackOutput(
@@ -224,7 +233,7 @@ public struct AdaptivePackage: Sendable {
                 height: height))
         output.appliesPreferredTrackTransform = true
         try reader.add(output)
-        let writer = try segmentedWriter(options, delegate: files)
+        let writer = try segmentedWriter(options, from: origin, delegate: files)
         let input = AssetWriterInput(
             mediaType: .video,
             outputSettings: VideoSettings(
@@ -232,23 +241,23 @@ public struct AdaptivePackage: Sendable {
         try writer.add(input)
         try reader.startReading()
         try writer.startWriting()
-        writer.startSession(atSourceTime: track.timeRange.start.isNumeric ? track.timeRange.start : .zero)
+        writer.startSession(atSourceTime: origin)
         try await copy(from: output, to: input, of: writer)
     }
 
     private static func encodeAudio(
-        asset: Asset, track: AssetTrack, options: Options,
+        asset: Asset, track: AssetTrack, options: Options, from origin: MediaTime,
         into files: SegmentFolderWriter
     ) async throws(ReelError) {
         let reader = try AssetReader(asset: asset)
         let output = AssetReaderTrackOutput(track: track, audioSettings: AudioOutputSettings(sampleRate: 48000, channelCount: 2))
         try reader.add(output)
-        let writer = try segmentedWriter(options, delegate: files)
+        let writer = try segmentedWriter(options, from: origin, delegate: files)
         let input = AssetWriterInput(mediaType: .audio, outputSettings: AudioSettings(sampleRate: 48000, channelCount: 2))
         try writer.add(input)
         try reader.startReading()
         try writer.startWriting()
-        writer.startSession(atSourceTime: .zero)
+        writer.startSession(atSourceTime: origin)
         try await copy(from: output, to: input, of: writer)
     }
 
