@@ -161,6 +161,12 @@ import Testing
         #expect(!expected.isEmpty && flashes.lost == 0 && clicks.lost == 0)
         #expect(flashes.offsets.allSatisfy { abs($0) <= 1.0 / 30 + 1e-3 }, "flashes off by \(flashes.offsets)")
         #expect(clicks.offsets.allSatisfy { abs($0) <= 0.005 }, "clicks off by \(clicks.offsets)")
+        // DASH's presentation lasts to the last track's end on that timeline (it was the
+        // picture's segments' sum, 0.5 s short: a DASH player stops at it).
+        let manifest = try String(contentsOf: directory.appendingPathComponent("late-package/manifest.mpd"), encoding: .utf8)
+        let stated = manifest.firstMatch(of: /mediaPresentationDuration="PT([0-9.]+)S"/).flatMap { Double($0.1) } ?? 0
+        let end = max(picture.videoEnd, sound.audioEnd)
+        #expect(abs(stated - end) < 0.05, "the MPD says \(stated) s, the package ends at \(end) s")
     }
 
     /// `input` packaged with one 90p rendition in 1 s segments; that rendition's segments and the
@@ -169,7 +175,7 @@ import Testing
         let package = directory.appendingPathComponent("\(name)-package")
         let result = try ProcessRunner.reel(
             [
-                "export", input.path, "--hls", package.path, "--ladder", "90",
+                "export", input.path, "--hls", package.path, "--dash", package.path, "--ladder", "90",
                 "--segment", "1",
             ], timeout: 300)
         try #require(result.status == 0, "\(result.standardError)")

@@ -174,9 +174,10 @@ package final class LiveStreamer: @unchecked Sendable {
         }
         guard case .streaming(let link) = current, link.pictured, let audio = link.audio else { return }
         // A writer with no room for seconds of sound has stalled: what it missed is a silent
-        // hole, counted (the writer places the next sound at its time, so nothing moves).
+        // hole, counted (the writer places the next sound at its time, so nothing moves). A
+        // writer that failed or is finishing takes nothing and is not counted.
         guard audio.isReadyForMoreMediaData else {
-            counts.withLock { $0.soundDropped += 1 }
+            if link.writer.status == .writing, link.writer.error == nil { counts.withLock { $0.soundDropped += 1 } }
             return
         }
         try? audio.append(sample)

@@ -318,7 +318,10 @@ public struct AdaptivePackage: Sendable {
                     id: "audio", path: "audio/", codecs: audio.codecs.first ?? "mp4a.40.2", kind: .audio,
                     bandwidth: audio.bandwidth, width: nil, height: nil, segments: audio.segments))
         }
-        let duration = renditions.map(\.duration).max() ?? .zero
+        // The presentation lasts to the end of the track that ends last, on the package's
+        // timeline: a picture that starts late ends that much after its segments' sum, and
+        // the sound may outlast the picture.
+        let duration = representations.compactMap { $0.segments.last.map { $0.start + $0.duration } }.max() ?? .zero
         return DASHManifest(duration: duration, representations: representations).text
     }
 }
