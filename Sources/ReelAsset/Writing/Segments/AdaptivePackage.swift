@@ -125,7 +125,7 @@ public struct AdaptivePackage: Sendable {
         // writer's session and segment grid start there, so a picture that starts after its
         // sound stays on it. (Each session started at its own track's start: a picture 0.5 s
         // late came out 0.5 s early against the sound.)
-        let origin = [track.timeRange.start, sound?.timeRange.start].compactMap { $0 }.filter(\.isNumeric).min() ?? .zero
+        let origin = [track.timeRange.start, sound?.timeRange.start].compactMap { $0 }.min() ?? .zero
 
         let temporary = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).reel-\(UUID().uuidString.prefix(8))")
