@@ -64,6 +64,38 @@ import Testing
         #expect(throws: ReelError.self) { try AudioBuffer(format: format, planes: [[1, 2, 3]]) }
     }
 
+    /// Three channels of three frames in every format a buffer holds, planar and interleaved:
+    /// each channel reads back as its own floats.
+    @Test func audioSamplesReadAsFloatsInEveryFormat() throws {
+        let channels: [[Float]] = [[-1, -0.5, 0.25], [0, 0.5, 0.75], [0.125, -0.25, 0.5]]
+        func bytes<T>(_ values: [Float], _ convert: (Float) -> T) -> [UInt8] {
+            values.map(convert).withUnsafeBytes { Array($0) }
+        }
+        let interleaved = (0..<3).map { frame in channels.map { $0[frame] } }.flatMap { $0 }
+        let encodings: [(SampleFormat, ([Float]) -> [UInt8])] = [
+            (.uint8, { bytes($0, { UInt8(($0 * 128 + 128).rounded()) }) }),
+            (.int16, { bytes($0, { Int16(($0 * 32768).rounded()) }) }),
+            (.int16Planar, { bytes($0, { Int16(($0 * 32768).rounded()) }) }),
+            (.int32, { bytes($0, { Int32(($0 * 2_147_483_648).rounded()) }) }),
+            (.int32Planar, { bytes($0, { Int32(($0 * 2_147_483_648).rounded()) }) }),
+            (.float, { bytes($0, { $0 }) }),
+            (.floatPlanar, { bytes($0, { $0 }) }),
+            (.double, { bytes($0, { Double($0) }) }),
+            (.doublePlanar, { bytes($0, { Double($0) }) }),
+        ]
+        for (sampleFormat, encode) in encodings {
+            let format = AudioFormat(sampleFormat: sampleFormat, sampleRate: 48000,
+                                     channelLayout: ChannelLayout(name: "2.1", channelCount: 3))
+            let planes = sampleFormat.isPlanar ? channels.map { encode($0) } : [encode(interleaved)]
+            let buffer = try AudioBuffer(format: format, planes: planes)
+            #expect(buffer.frameCount == 3, "\(sampleFormat)")
+            for (index, expected) in channels.enumerated() {
+                #expect(buffer.floatSamples(channel: index) == expected, "\(sampleFormat) channel \(index)")
+            }
+            #expect(buffer.floatSamples(channel: 3).isEmpty)
+        }
+    }
+
     @Test func sampleBufferCarriesTime() throws {
         let audio = try AudioBuffer.float(channels: [[0, 0.5, 1]], sampleRate: 3)
         let sample = SampleBuffer(audioBuffer: audio, presentationTime: MediaTime(value: 1, timescale: 1))

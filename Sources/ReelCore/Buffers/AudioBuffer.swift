@@ -57,22 +57,37 @@ public struct AudioBuffer: Sendable, Hashable {
     public func floatSamples(channel: Int) -> [Float] {
         guard channel >= 0, channel < format.channelCount else { return [] }
         let sampleFormat = format.sampleFormat
-        let size = sampleFormat.bytesPerSample
         let plane = sampleFormat.isPlanar ? planes[channel] : planes[0]
-        let step = sampleFormat.isPlanar ? size : size * format.channelCount
-        let first = sampleFormat.isPlanar ? 0 : size * channel
+        // In samples: every sample of a plane, or every channelCount-th from `channel`.
+        let layout = (first: sampleFormat.isPlanar ? 0 : channel, step: sampleFormat.isPlanar ? 1 : format.channelCount,
+                      count: frameCount)
+        // The storage format is decided once, not per sample: this runs over every sample a
+        // mix, a meter or a player reads.
         return plane.withUnsafeBytes { raw in
-            (0..<frameCount).map { frame in
-                let offset = first + frame * step
-                switch sampleFormat.rawValue {
-                case "u8": return (Float(raw[offset]) - 128) / 128
-                case "s16", "s16p": return Float(raw.loadUnaligned(fromByteOffset: offset, as: Int16.self)) / 32768
-                case "s32", "s32p": return Float(raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)) / 2_147_483_648
-                case "flt", "fltp": return raw.loadUnaligned(fromByteOffset: offset, as: Float.self)
-                case "dbl", "dblp": return Float(raw.loadUnaligned(fromByteOffset: offset, as: Double.self))
-                default: return 0
-                }
+            switch sampleFormat.rawValue {
+            case "u8": Self.samples(raw, of: UInt8.self, layout) { (Float($0) - 128) / 128 }
+            case "s16", "s16p": Self.samples(raw, of: Int16.self, layout) { Float($0) / 32768 }
+            case "s32", "s32p": Self.samples(raw, of: Int32.self, layout) { Float($0) / 2_147_483_648 }
+            case "flt", "fltp": Self.samples(raw, of: Float.self, layout) { $0 }
+            case "dbl", "dblp": Self.samples(raw, of: Double.self, layout) { Float($0) }
+            default: [Float](repeating: 0, count: frameCount)
             }
+        }
+    }
+
+    /// `layout.count` samples of type `T` read from `raw`, `layout.step` samples apart from
+    /// sample `layout.first`, each turned into a float; samples past the plane's end read 0.
+    private static func samples<T>(_ raw: UnsafeRawBufferPointer, of type: T.Type, _ layout: (first: Int, step: Int, count: Int),
+                                   _ convert: (T) -> Float) -> [Float] {
+        let size = MemoryLayout<T>.size
+        let stored = raw.count / size
+        let available = stored > layout.first ? min(layout.count, (stored - layout.first + layout.step - 1) / layout.step) : 0
+        return [Float](unsafeUninitializedCapacity: layout.count) { out, initialized in
+            for frame in 0..<available {
+                out[frame] = convert(raw.loadUnaligned(fromByteOffset: (layout.first + frame * layout.step) * size, as: T.self))
+            }
+            for frame in available..<layout.count { out[frame] = 0 }
+            initialized = layout.count
         }
     }
 
