@@ -230,4 +230,23 @@ import Testing
         #expect(switchTime >= painting - 0.25 && switchTime <= changed + 0.25,
                 "blue from \(switchTime) s, painted from \(painting) to \(changed) s")
     }
+
+    /// A daemon a test starts holds none of the test process's descriptors: a pipe whose
+    /// write end the test closes reads end-of-file at once, though the daemon still runs.
+    /// Xvfb, because PulseAudio closes what it inherits on its own.
+    @Test(.disabled(if: DeviceServer.xvfbMissing != nil, "\(DeviceServer.xvfbMissing ?? "")"))
+    func aDaemonKeepsNoDescriptorOfTheTest() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        let display = try #require(Self.freeDisplay(), "no free X display number in :90-:99")
+        let server = try DeviceServer.xvfb(display: display, width: 64, height: 64)
+        defer { server.stop() }
+        close(ends[1])
+        var reader = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
+        let ready = poll(&reader, 1, 2000)
+        var byte: UInt8 = 0
+        #expect(ready == 1 && read(ends[0], &byte, 1) == 0,
+                "the pipe's write end is still open somewhere (poll \(ready)): the daemon inherited it")
+    }
 }

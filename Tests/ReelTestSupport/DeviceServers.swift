@@ -25,6 +25,16 @@ public final class DeviceServer: @unchecked Sendable {
         for descriptor: Int32 in [0, 1, 2] {
             posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
+        // The daemon outlives the test that starts it, and the suites run in parallel: any other
+        // descriptor it inherited (a test's socket, a pipe another child writes to) would stay
+        // open as long as it runs, keeping a peer from seeing end-of-file.
+        // glibc's close-from action is a GNU extension the Glibc module does not import.
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            throw TestFailure("\(path): this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)")
+        }
+        let addCloseFrom = unsafeBitCast(symbol, to: CloseFrom.self)
+        guard addCloseFrom(&actions, 3) == 0 else { throw TestFailure("\(path): posix_spawn_file_actions_addclosefrom_np failed") }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
