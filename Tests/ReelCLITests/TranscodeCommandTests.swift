@@ -178,4 +178,31 @@ import Testing
         #expect(frames >= complete.count * 12, "\(frames) frames in \(complete.count) fragments")
         #expect(abs(Double(frames) / 25 - (probe.duration ?? 0)) < 0.5)
     }
+
+    /// A fragmented transcode, once finished, is the same film as a plain one: the picture from
+    /// zero, every frame, each flash at its time and on its click. (Its fragments had no edit
+    /// list, so FFmpeg wrote every track 80 ms late, the B-frames' delay, and the finished file
+    /// kept that: an 80 ms hole before the sound, flashes 80 ms late, and the last frame cut
+    /// off, as its packet came with no duration.)
+    @Test func aFragmentedTranscodeKeepsItsTimesAndEveryFrame() throws {
+        let kind = FlashClick(rate: (25, 1), seconds: 6)
+        let input = directory.appendingPathComponent("flashes.mp4")
+        try kind.write(to: input)
+        for (name, options) in [("plain", [String]()), ("fragmented", ["--fragment-interval", "2"]),
+                                ("fragmented-ultrafast", ["--fragment-interval", "2", "--preset", "ultrafast"])] {
+            let output = directory.appendingPathComponent("\(name).mp4")
+            let result = try ProcessRunner.reel(["transcode", input.path, "-o", output.path] + options)
+            try #require(result.status == 0, "\(name): \(result.standardError)")
+            let measured = try SyncMeter.measure(output)
+            let verdict = SyncMeter.judge(measured, expected: kind.events, duration: kind.pictureSeconds)
+            print("transcode \(name): \(verdict), picture from \(measured.videoStart) s, sound from \(measured.audioStart) s")
+            #expect(verdict.failures().isEmpty, "\(name): \(verdict.failures())")
+            #expect(verdict.worstPlacement < 0.001, "\(name): flashes off their times by \(verdict.placements)")
+            #expect(abs(measured.videoStart) < 0.001 && abs(measured.audioStart) < 0.001,
+                    "\(name): picture from \(measured.videoStart) s, sound from \(measured.audioStart) s")
+            #expect(try FFprobe.countFrames(output) == 150, "\(name)")
+            #expect(abs(measured.videoEnd - kind.pictureSeconds) < 0.001, "\(name): the picture ends at \(measured.videoEnd) s")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("\(name).partial.mp4").path))
+        }
+    }
 }

@@ -646,15 +646,30 @@ public final class AssetWriter: Sendable {
     /// so that an edit list hides the priming, and the sound cut where the session ends.
     /// The `.partial` file is removed once the copy is in place.
     private func completeFragmented(_ files: WriterFiles, duration: MediaTime?) throws(ReelError) {
+        // Without `endSession`, the session ends where the last appended sample does (the last
+        // AAC frame's padding past it is cut, as an ordinary file's edit list cuts it).
+        let ends = files.inputs.compactMap { input in
+            input.pipeline.flatMap { pipeline in pipeline.appendedEndTicks.map { pipeline.encoder.timeBase.time($0) } }
+        }
+        let duration = duration ?? ends.max()
         var earlier: [Int: MediaTime] = [:]
         for input in files.inputs {
             guard let pipeline = input.pipeline, pipeline.timestampShift != 0, pipeline.mediaType == .audio else { continue }
             let rate = Int32(clamping: pipeline.encoder.audioFormat.sampleRate)
             earlier[pipeline.streamIndex] = MediaTime(value: pipeline.timestampShift, timescale: rate)
         }
+        // Where the first picture belongs: a fragmented file has no edit list, so FFmpeg moves
+        // every track later by a B-frame encoder's reordering delay (its first decode time is
+        // negative), which the copy takes back.
+        var firstPicture: (stream: Int, time: MediaTime)?
+        for input in files.inputs {
+            guard let pipeline = input.pipeline, pipeline.mediaType == .video, let ticks = pipeline.firstVideoTicks else { continue }
+            firstPicture = (pipeline.streamIndex, pipeline.encoder.timeBase.time(ticks))
+            break
+        }
         let optimize = machine.withLock { $0.settings.shouldOptimizeForNetworkUse }
         try RecordingRecovery.complete(files.temporaryURL, to: outputURL, fileType: outputFileType, earlier: earlier,
-                                       duration: duration, optimizeForNetworkUse: optimize)
+                                       firstPicture: firstPicture, duration: duration, optimizeForNetworkUse: optimize)
         try? FileManager.default.removeItem(at: files.temporaryURL)
     }
 

@@ -39,6 +39,11 @@ final class InputEncoder: @unchecked Sendable {
     private var videoFrame: Frame?
     private var durations: [Int64: Int64] = [:]
     private var lastVideoTicks: Int64?
+    /// The first picture's time (encoder ticks); read once the queue is idle.
+    private(set) var firstVideoTicks: Int64?
+    /// Where the last appended picture or sample ends (encoder ticks from the session's start),
+    /// set by ``finish(endTicks:)``.
+    private(set) var appendedEndTicks: Int64?
     private var lastDelta: Int64 = 0
     private let packet: Packet
 
@@ -105,6 +110,7 @@ final class InputEncoder: @unchecked Sendable {
         }
         if let duration, duration > 0 { durations[ticks] = duration }
         lastVideoTicks = ticks
+        if firstVideoTicks == nil { firstVideoTicks = ticks }
         let frame: Frame
         if let existing = videoFrame { frame = existing } else { frame = try encoder.makeVideoFrame() }
         videoFrame = frame
@@ -237,9 +243,12 @@ final class InputEncoder: @unchecked Sendable {
                 if mediaType == .audio {
                     if let tail = try resampler?.flush() { try enqueueSamples(tail) }
                     try encodeWholeAudioFrames(final: true)
+                    if let audioStart { appendedEndTicks = audioStart + samplesQueued }
                 } else if let last = lastVideoTicks {
                     let natural = durations[last] ?? (lastDelta > 0 ? lastDelta : 1)
-                    durations[last] = endTicks.map { max(1, min(natural, $0 - last)) } ?? natural
+                    let duration = endTicks.map { max(1, min(natural, $0 - last)) } ?? natural
+                    durations[last] = duration
+                    appendedEndTicks = last + duration
                 }
                 try send(nil)
             } catch {

@@ -95,18 +95,39 @@ public enum RecordingRecovery {
     /// much earlier (the writer's AAC priming shift, which an edit list now hides, as FFmpeg's
     /// MP4 muxer does for AAC), and every stream cut at `duration` (the last sound packet
     /// shortened to end there, so that the sound ends with the last picture).
+    ///
+    /// `firstPicture` is the stream and time of the first picture the writer encoded. Where the
+    /// file has it later, FFmpeg moved every track by that much when it wrote the fragments (an
+    /// encoder with B-frames starts decoding before its first picture shows, and a fragment
+    /// cannot start before zero): every stream is moved back by it, so the file starts where
+    /// the session did, as an ordinary file's edit list has it.
     package static func complete(_ source: URL, to destination: URL, fileType: FileType, earlier: [Int: MediaTime],
-                                 duration: MediaTime?, optimizeForNetworkUse: Bool) throws(ReelError) {
+                                 firstPicture: (stream: Int, time: MediaTime)? = nil, duration: MediaTime?,
+                                 optimizeForNetworkUse: Bool) throws(ReelError) {
         let demuxer = try Demuxer(path: source.path)
+        var earlier = earlier
+        var stretched: [Int: MediaTime] = [:]
+        if let firstPicture, demuxer.streams.indices.contains(firstPicture.stream) {
+            let written = demuxer.streams[firstPicture.stream].startTime
+            if written.isNumeric, firstPicture.time.isNumeric, written > firstPicture.time {
+                let moved = written - firstPicture.time
+                for stream in demuxer.streams {
+                    earlier[stream.index] = (earlier[stream.index] ?? .zero) + moved
+                    // FFmpeg wrote the other tracks' first sample from zero, stretched over the
+                    // move (a fragment's track must start at zero): it starts `moved` later.
+                    if stream.index != firstPicture.stream { stretched[stream.index] = moved }
+                }
+            }
+        }
         // The writer's own recording hides nothing but the AAC priming, which the muxer's edit
         // list hides once `earlier` moves it before 0: no second pass over the index, which
         // cost the next segment's capture frames under load (the seed's segments).
-        _ = try copy(demuxer, from: source, to: destination, fileType: fileType, earlier: earlier, duration: duration,
-                     optimizeForNetworkUse: optimizeForNetworkUse, honoursEditLists: false)
+        _ = try copy(demuxer, from: source, to: destination, fileType: fileType, earlier: earlier, stretched: stretched,
+                     duration: duration, optimizeForNetworkUse: optimizeForNetworkUse, honoursEditLists: false)
     }
 
     private static func copy(_ demuxer: Demuxer, from source: URL, to destination: URL, fileType: FileType,
-                             earlier: [Int: MediaTime], duration: MediaTime?,
+                             earlier: [Int: MediaTime], stretched: [Int: MediaTime] = [:], duration: MediaTime?,
                              optimizeForNetworkUse: Bool, honoursEditLists: Bool) throws(ReelError) -> Report {
         let path = source.path
         let copied = demuxer.streams.filter { $0.mediaType == .video || $0.mediaType == .audio }
@@ -159,6 +180,9 @@ public enum RecordingRecovery {
             // Per copied stream: the first decode time, and the span the source's edit list
             // shows (packets it hides are copied, as later ones may need them).
             var firstDecode: [Int: MediaTime] = [:]
+            // Per source stream: the last decode time read, and the step to it from the one before.
+            var lastDecode: [Int: Int64] = [:]
+            var step: [Int: Int64] = [:]
             var shown: [Int: MediaTimeRange] = [:]
             while true {
                 let more: Bool
@@ -176,6 +200,21 @@ public enum RecordingRecovery {
                     continue
                 }
                 let base = demuxer.streams[packet.streamIndex].timeBase
+                if let late = stretched[packet.streamIndex], lastDecode[packet.streamIndex] == nil, packet.presentationTimestamp == 0 {
+                    let ticks = base.timestamp(late)
+                    packet.shift(by: ticks)
+                    if packet.durationTicks > ticks { packet.setDuration(packet.durationTicks - ticks) }
+                }
+                // A packet read without a duration lasts as long as the step before it: the muxer
+                // ends a track at its last packet's end, so a zero there hid the last picture.
+                let decodeTicks = packet.decodeTimestamp != FFmpeg.noTimestamp ? packet.decodeTimestamp : packet.presentationTimestamp
+                if decodeTicks != FFmpeg.noTimestamp {
+                    if let previous = lastDecode[packet.streamIndex], decodeTicks > previous {
+                        step[packet.streamIndex] = decodeTicks - previous
+                    }
+                    lastDecode[packet.streamIndex] = decodeTicks
+                }
+                if packet.durationTicks <= 0, let step = step[packet.streamIndex] { packet.setDuration(step) }
                 let offset = MediaTime.zero - (earlier[packet.streamIndex] ?? .zero)
                 let begin = base.time(packet.presentationTimestamp) + offset
                 if let duration, begin.isNumeric {
