@@ -520,6 +520,99 @@ import Testing
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("\(count) clips"), "\(result.standardOutput)")
     }
+
+    // MARK: - Session 15's hostile pass
+
+    /// A chunked export's job folder is reused only when it holds an earlier job and nothing
+    /// else: a folder holding the clips themselves (named like a job's files) is refused, and
+    /// nothing in it is touched. (The earlier job's files were cleared first, which deleted
+    /// the inputs `sound.mp4` and `chunk-0001.mp4`.)
+    @Test func aJobFolderHoldingOtherFilesIsRefusedAndKept() throws {
+        let jobs = folder.appendingPathComponent("jd")
+        try FileManager.default.createDirectory(at: jobs, withIntermediateDirectories: true)
+        let sound = jobs.appendingPathComponent("sound.mp4"), chunk = jobs.appendingPathComponent("chunk-0001.mp4")
+        try FileManager.default.copyItem(at: clip, to: sound)
+        try FileManager.default.copyItem(at: clip, to: chunk)
+        let before = try Data(contentsOf: clip)
+        let output = folder.appendingPathComponent("jobs-out.mp4")
+        let result = try ProcessRunner.reel(["merge", sound.path, chunk.path, "--jobs", "2", "--job-dir", jobs.path,
+                                             "--preset", "640x480", "-o", output.path])
+        checkClean(result, label: "job folder holding the inputs", naming: jobs.path)
+        #expect(try Data(contentsOf: sound) == before && (try Data(contentsOf: chunk)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: jobs.path).sorted() == ["chunk-0001.mp4", "sound.mp4"])
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        // `reel plan` into a folder of the user's own files is refused the same way.
+        let own = folder.appendingPathComponent("own")
+        try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
+        try Data("notes".utf8).write(to: own.appendingPathComponent("job.json"))
+        let planned = try ProcessRunner.reel(["plan", clip.path, "--chunks", "2", "-o", own.path])
+        checkClean(planned, label: "plan into a folder of other files", naming: own.path)
+        #expect(try String(contentsOf: own.appendingPathComponent("job.json"), encoding: .utf8) == "notes")
+        // An earlier job's own folder is still reused.
+        let earlier = folder.appendingPathComponent("earlier")
+        for _ in 0..<2 {
+            let again = try ProcessRunner.reel(["plan", clip.path, "--chunks", "2", "-o", earlier.path])
+            #expect(again.status == 0, "\(again.standardError)")
+        }
+    }
+
+    /// `reel plan SPEC --to FILE` refuses a joined file that would replace a clip of the spec.
+    @Test func aPlanCannotJoinOverASpecsClip() throws {
+        let own = folder.appendingPathComponent("v.mp4")
+        try FileManager.default.copyItem(at: clip, to: own)
+        let spec = try write(["preset": "640x480", "clips": [["file": own.path]]], to: "plan-spec.json")
+        let result = try ProcessRunner.reel(["plan", spec.path, "--chunks", "2", "-o", folder.appendingPathComponent("pj").path,
+                                             "--to", own.path])
+        checkClean(result, label: "plan --to a clip", naming: "clips[0].file")
+        #expect(try Data(contentsOf: own) == (try Data(contentsOf: clip)))
+    }
+
+    /// A picture sequence (`compose -o q-%04d.png`) never replaces an input named like one of
+    /// its pictures, takes only a `%d` or `%0Nd` counter, and appears whole or not at all.
+    @Test func aPictureSequenceNeverReplacesAnInputAndAppearsWhole() throws {
+        let pictures = folder.appendingPathComponent("seq")
+        try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
+        let image = pictures.appendingPathComponent("q-0003.png")
+        try FileManager.default.copyItem(at: picture, to: image)
+        let before = try Data(contentsOf: image)
+        let spec = try write(overlaySpec(["type": "image", "file": image.path, "frame": Self.frame]), to: "seq.json")
+        var result = try ProcessRunner.reel(["compose", spec.path, "-o", pictures.appendingPathComponent("q-%04d.png").path])
+        checkClean(result, label: "sequence over an overlay", naming: "overlays[0].file")
+        #expect(try Data(contentsOf: image) == before)
+        for pattern in ["q-%s.png", "q-%n.png", "q-%x.png", "q-%5d.png", "q-%d-%d.png"] {
+            result = try ProcessRunner.reel(["compose", spec.path, "-o", pictures.appendingPathComponent(pattern).path])
+            checkClean(result, label: "pattern \(pattern)", naming: pattern)
+        }
+        // A good one: every picture of the one-second clip, numbered from 01, and nothing hidden left.
+        result = try ProcessRunner.reel(["compose", spec.path, "-o", pictures.appendingPathComponent("f-%02d.png").path])
+        #expect(result.status == 0, "\(result.standardError)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: pictures.path).sorted()
+        let count = names.count - 1
+        #expect(count >= 10 && names == (1...count).map { String(format: "f-%02d.png", $0) } + ["q-0003.png"], "\(names)")
+    }
+
+    /// A damaged sample table claiming 2^32 - 1 samples (a frame rate of millions, in the time
+    /// scale a 90 kHz source gets) is read or refused in one line, never a crash. (Its rate
+    /// overflowed a 32-bit conversion: SIGILL in transcode, filter, stabilize and --hls.)
+    @Test func aDamagedSampleCountDoesNotCrash() throws {
+        let silent = folder.appendingPathComponent("silent.mp4")
+        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25:duration=3", "-c:v", "libx264",
+                                  "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-video_track_timescale", "22590000", silent.path])
+        var bytes = try Data(contentsOf: silent)
+        let stts = try #require(bytes.range(of: Data("stts".utf8)))
+        bytes.replaceSubrange((stts.lowerBound + 12)..<(stts.lowerBound + 20), with: Data(repeating: 0xFF, count: 8))
+        let damaged = folder.appendingPathComponent("stts.mp4")
+        try bytes.write(to: damaged)
+        let out = folder.appendingPathComponent("stts-out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        for arguments in [["transcode", damaged.path, "-o", out.appendingPathComponent("t.mp4").path],
+                          ["export", damaged.path, "--hls", out.appendingPathComponent("pkg").path]] {
+            let result = try ProcessRunner.reel(arguments)
+            checkClean(result, label: arguments.joined(separator: " "), mayWork: true)
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix(".") }
+        #expect(left.isEmpty, "left \(left)")
+    }
 }
 
 /// Issue 16's memory item: a size the machine cannot hold is refused up front, with the figure.

@@ -29,8 +29,10 @@ enum EncoderChoice {
         }
         var configuration = VideoEncoderConfiguration(encoderName: name, width: settings.width, height: settings.height,
                                                       pixelFormat: format, timeBase: videoTimeBase)
-        if let rate = settings.expectedFrameRate, rate > 0 {
-            let scaled = Int32((rate * 1001).rounded())
+        // A rate read from a damaged file can be anything (22 million fps from a sample count
+        // of 2^32 - 1): beyond 1000 fps it is not told to the encoder, which then keeps time by
+        // the pictures' own timestamps.
+        if let rate = settings.expectedFrameRate, rate > 0, rate <= 1000, let scaled = Int32(exactly: (rate * 1001).rounded()) {
             configuration.frameRate = scaled % 1001 == 0 ? Rational(scaled / 1001, 1) : Rational(scaled, 1001)
         }
         configuration.bitRate = settings.bitRate

@@ -68,16 +68,11 @@ struct ComposeCommand: Command {
         }
         // No input may be the output: the spec itself, clips, the music, image overlays.
         let folder = specURL.deletingLastPathComponent()
-        func resolved(_ file: String) -> String { file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path }
-        var inputs = [("the spec", specURL.path)]
-        inputs += original.clips.enumerated().map { ("clips[\($0.offset)].file", resolved($0.element.file)) }
-        if let music = description.audio?.music { inputs.append(("audio.music.file", resolved(music.file))) }
-        if let subtitles = description.subtitles { inputs.append(("subtitles.file", resolved(subtitles.file))) }
-        for (index, overlay) in (description.overlays ?? []).enumerated() {
-            if let file = overlay.file { inputs.append(("overlays[\(index)].file", resolved(file))) }
-        }
-        for (index, layer) in (description.layers ?? []).enumerated() { inputs.append(("layers[\(index)].file", resolved(layer.file))) }
+        let inputs = original.inputs(specURL: specURL)
         try OutputGuard.refuse(output: url, replacing: inputs)
+        if animated == .pngSequence, let path = arguments.value("output") {
+            try OutputGuard.refuse(sequence: try SequencePattern(URL(fileURLWithPath: path)), replacing: inputs)
+        }
         let preset = try CompositionExport.preset(arguments, command: spec.name, default: built.preset)
         if preset == .passthrough, let refusal = description.passthroughRefusal(subject: specURL.path) { throw refusal }
         let source = ChunkJob.Source(kind: "compose", spec: specURL.standardizedFileURL.path)

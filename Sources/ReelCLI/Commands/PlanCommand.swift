@@ -53,7 +53,9 @@ struct PlanCommand: Command {
         } else {
             output = folder.appendingPathComponent("output.mp4")
         }
-        try OutputGuard.refuse(output: output, replacing: [("the input", input.path)])
+        // The joined file may replace nothing the job reads: the file, or the spec and all it names.
+        let inputs = source.kind == "compose" ? try CompositionSpec(contentsOf: input).inputs(specURL: input) : [("the input", input.path)]
+        try OutputGuard.refuse(output: output, replacing: inputs)
         let session = try ChunkJob.session(source, preset: arguments.value("preset"))
         session.smartRender = !arguments.flag("no-smart")
         let reel = arguments.value("reel").map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? ChunkJob.ownExecutable

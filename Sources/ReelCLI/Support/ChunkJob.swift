@@ -16,6 +16,9 @@ struct ChunkJob: Codable, Sendable {
         var files: [String]?
         var transition: String?
         var size: String?
+
+        /// The spec and the files the job reads.
+        var inputPaths: [String] { (spec.map { [$0] } ?? []) + (files ?? []) }
     }
 
     /// A rational time, exact in JSON.
@@ -90,6 +93,38 @@ struct ChunkJob: Codable, Sendable {
 
     // MARK: - The folder
 
+    /// The names in `folder` when it is empty or holds an earlier job (its `job.json`, chunks,
+    /// sound, state, Slurm files and joined output, and their temporary files) and nothing else.
+    /// - Throws: ``ReelError`` naming the folder and a file that is not a job's.
+    static func earlierJobsFiles(in folder: URL) throws(ReelError) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        guard !names.isEmpty else { return [] }
+        let earlier = try? load(folder)
+        let output = earlier.flatMap { job in
+            URL(fileURLWithPath: job.output).deletingLastPathComponent().standardizedFileURL.path == folder.standardizedFileURL.path
+                ? URL(fileURLWithPath: job.output).lastPathComponent : nil
+        }
+        func isJobs(_ name: String) -> Bool {
+            let bare = name.hasPrefix(".") ? String(name.dropFirst()) : name
+            return bare == fileName || bare.hasPrefix("\(fileName).") || bare.hasPrefix("chunk-") || bare.hasPrefix("sound.")
+                || name == "state" || name == "slurm" || name == output
+        }
+        if earlier == nil || !names.allSatisfy(isJobs) {
+            let stranger = names.first { earlier == nil || !isJobs($0) } ?? names[0]
+            throw ReelError(.invalidArgument,
+                            "holds \(ReelError.quoted(stranger)), which is not an earlier Reel job's; give an empty or new folder for the job",
+                            subject: folder.path)
+        }
+        return names
+    }
+
+    /// Whether `path` is in `folder` or below it (symbolic links followed).
+    static func isInside(_ path: String, folder: URL) -> Bool {
+        let inner = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        let outer = folder.standardizedFileURL.resolvingSymlinksInPath().path
+        return inner.hasPrefix(outer.hasSuffix("/") ? outer : outer + "/")
+    }
+
     /// Reads `JOB/job.json`.
     /// - Throws: ``ReelError`` naming the folder when it is missing or holds no readable job.
     static func load(_ folder: URL) throws(ReelError) -> ChunkJob {
@@ -142,9 +177,14 @@ struct ChunkJob: Codable, Sendable {
             }
         }
         guard access(folder.path, W_OK | X_OK) == 0 else { throw ReelError(.permissionDenied, "is not writable", subject: folder.path) }
-        // What an earlier job in this folder left would be taken for this one's work.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        where name.hasPrefix("chunk-") || name.hasPrefix("sound.") || name == "state" || name == "slurm" {
+        // What an earlier job in this folder left would be taken for this one's work, so it is
+        // cleared; which is why a folder is reused only when it holds an earlier job and nothing
+        // else, and none of this job's inputs (a clip named sound.mp4 would go with the rest).
+        let leftovers = try Self.earlierJobsFiles(in: folder)
+        if let input = source.inputPaths.first(where: { Self.isInside($0, folder: folder) }) {
+            throw ReelError(.invalidArgument, "holds the input \(input): give the job a folder of its own", subject: folder.path)
+        }
+        for name in leftovers where name.hasPrefix("chunk-") || name.hasPrefix("sound.") || name == "state" || name == "slurm" {
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
         }
         let encoder = JSONEncoder()

@@ -1,4 +1,5 @@
 import Foundation
+import ReelComposition
 import ReelCore
 
 /// Refuses an output that names one of the command's inputs: the same path, a symbolic
@@ -13,6 +14,19 @@ enum OutputGuard {
     static func refuse(output: URL, replacing inputs: [(label: String, path: String)]) throws(ReelError) {
         if let label = clash(output: output, with: inputs), let input = inputs.first(where: { $0.label == label }) {
             throw ReelError(.invalidArgument, "the output would overwrite the input (\(label)); choose another -o", subject: input.path)
+        }
+    }
+
+    /// Refuses a picture sequence whose names would replace one of `inputs` (`frame-%04d.png`
+    /// against an image overlay `frame-0003.png` in the same folder).
+    /// - Throws: ``ReelError`` `.invalidArgument` naming the input the sequence would replace.
+    static func refuse(sequence pattern: SequencePattern, replacing inputs: [(label: String, path: String)]) throws(ReelError) {
+        let folder = pattern.folder.standardizedFileURL.resolvingSymlinksInPath().path
+        for (label, path) in inputs {
+            let input = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
+            if input.deletingLastPathComponent().path == folder, pattern.matches(input.lastPathComponent) {
+                throw ReelError(.invalidArgument, "the pictures would overwrite the input (\(label)); choose another -o", subject: path)
+            }
         }
     }
 

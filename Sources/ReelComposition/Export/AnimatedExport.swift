@@ -71,18 +71,7 @@ public enum AnimatedExport {
         try reader.add(output)
         try reader.startReading()
         if format == .pngSequence {
-            guard url.lastPathComponent.components(separatedBy: "%").count == 2 else {
-                throw ReelError(.invalidArgument, "a PNG sequence is named with one %d pattern, such as frame-%04d.png",
-                                subject: url.path)
-            }
-            var count = 0
-            while let sample = try output.copyNextSampleBuffer() {
-                guard let picture = sample.pixelBuffer else { continue }
-                count += 1
-                let name = String(format: url.lastPathComponent, count)
-                try ImageFile.write(picture, to: url.deletingLastPathComponent().appendingPathComponent(name), format: .png)
-            }
-            return count
+            return try writeSequence(output, to: try SequencePattern(url))
         }
         let partial = TemporaryOutput(beside: url)
         defer { partial.release() }
@@ -120,5 +109,33 @@ public enum AnimatedExport {
             partial.discard()
             throw error.renamingSubject(partial.url.path, to: url.path)
         }
+    }
+
+    /// The pictures as PNG files named by `pattern`, numbered from 1. They are written into a
+    /// hidden folder beside, then moved into place once every one is written, so that a failure
+    /// or an interruption leaves nothing half done.
+    private static func writeSequence(_ output: AssetReaderTrackOutput, to pattern: SequencePattern) throws(ReelError) -> Int {
+        let staging = pattern.folder.appendingPathComponent(".\(pattern.name(0)).reel-\(UUID().uuidString.prefix(8))")
+        do {
+            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+        } catch {
+            throw ReelError(.io, "cannot write the pictures here: \((error as NSError).localizedDescription)", subject: pattern.folder.path)
+        }
+        InProgressFiles.add(staging)
+        defer {
+            try? FileManager.default.removeItem(at: staging)
+            InProgressFiles.remove(staging)
+        }
+        var count = 0
+        while let sample = try output.copyNextSampleBuffer() {
+            guard let picture = sample.pixelBuffer else { continue }
+            count += 1
+            try ImageFile.write(picture, to: staging.appendingPathComponent(pattern.name(count)), format: .png)
+        }
+        for number in stride(from: 1, through: count, by: 1) {
+            let name = pattern.name(number)
+            try AssetWriter.moveIntoPlace(staging.appendingPathComponent(name), destination: pattern.folder.appendingPathComponent(name))
+        }
+        return count
     }
 }
