@@ -226,11 +226,14 @@ public struct AdaptivePackage: Sendable {
         options: Options, from origin: MediaTime, into files: SegmentFolderWriter
     ) async throws(ReelError) {
         let reader = try AssetReader(asset: asset)
+        // The reader scales the stored picture, then turns it upright: a picture stored on its
+        // side (a phone's portrait clip) is scaled to the rendition's size on its side.
+        let turned = track.orientation?.swapsDimensions ?? false
         let output = AssetReaderTrackOutput(
             track: track,
             videoSettings: VideoOutputSettings(
-                pixelFormat: .yuv420p, width: width,
-                height: height))
+                pixelFormat: .yuv420p, width: turned ? height : width,
+                height: turned ? width : height))
         output.appliesPreferredTrackTransform = true
         try reader.add(output)
         let writer = try segmentedWriter(options, from: origin, delegate: files)
