@@ -69,9 +69,15 @@ final class MediaCopyJob {
         let height = requested?.height ?? (Int(videoTrack.naturalSize.height) & ~1)
         let frameRate = videoTrack.nominalFrameRate > 0 ? videoTrack.nominalFrameRate : 30
 
+        // Matroska and WebM carry no display matrix here (FFmpeg 5.1's muxer writes none): a
+        // turned clip is turned upright in its pixels instead, as players would show it.
+        let turnsPixels = !fileType.isISOBaseMedia && (videoTrack.orientation ?? .up) != .up
+        let written = turnsPixels && turned ? (width: height, height: width) : (width: width, height: height)
+
         reader = try AssetReader(asset: asset)
         let videoOutput = AssetReaderTrackOutput(
             track: videoTrack, videoSettings: VideoOutputSettings(pixelFormat: .yuv420p, width: width, height: height))
+        videoOutput.appliesPreferredTrackTransform = turnsPixels
         try reader.add(videoOutput)
         let channels = min(max(audioTrack?.channelCount ?? 1, 1), 2)
         let audioOutput = audioTrack.map {
@@ -92,10 +98,10 @@ final class MediaCopyJob {
                                         title: asset.metadata.title)
         let videoInput = AssetWriterInput(
             mediaType: .video,
-            outputSettings: VideoSettings(codec: options.codec, width: width, height: height, bitRate: options.bitRate,
+            outputSettings: VideoSettings(codec: options.codec, width: written.width, height: written.height, bitRate: options.bitRate,
                                           quality: options.quality, keyFrameInterval: options.keyFrameInterval,
                                           preset: options.preset, expectedFrameRate: frameRate))
-        videoInput.transform = videoTrack.preferredTransform
+        if !turnsPixels { videoInput.transform = videoTrack.preferredTransform }
         try writer.add(videoInput)
         video = (videoOutput, videoInput)
 
