@@ -257,6 +257,62 @@ import Testing
         #expect(verdicts[1].worstOffset < 0.0005, "\(verdicts[1])")
     }
 
+    /// SIGTERM to a `--jobs 2` export stops its workers with it and leaves nothing: no output,
+    /// no job folder, no worker's temporary file. (The workers went on rendering, and the
+    /// scratch job folder stayed, after the command had exited 143.)
+    @Test func aSignalStopsTheWorkersAndLeavesNothing() throws {
+        let folder = directory.appendingPathComponent("signalled")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var clips: [String] = []
+        for index in 0..<2 {
+            let clip = directory.appendingPathComponent("long-\(index).mp4")
+            try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25:duration=12", "-c:v", "libx264",
+                                      "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip.path])
+            clips.append(clip.path)
+        }
+        let process = Process()
+        process.executableURL = Paths.reelBinary
+        process.arguments = ["merge"] + clips + ["--jobs", "2", "--no-smart", "--preset", "1280x720", "-o",
+                                                 folder.appendingPathComponent("out.mp4").path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let parent = process.processIdentifier
+        // The workers: processes whose parent is the command.
+        func children() -> [pid_t] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { name -> pid_t? in
+                guard let pid = pid_t(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")") else { return nil }
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                return fields.count > 2 && pid_t(fields[1]) == parent ? pid : nil
+            }
+        }
+        var workers: [pid_t] = []
+        let deadline = Date().addingTimeInterval(120)
+        while workers.isEmpty, process.isRunning, Date() < deadline {
+            usleep(100_000)
+            workers = children()
+        }
+        try #require(!workers.isEmpty, "no worker started (the command \(process.isRunning ? "is running" : "ended"))")
+        usleep(500_000)
+        kill(parent, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 143, "exit \(process.terminationStatus)")
+        let gone = Date().addingTimeInterval(2)
+        var alive = workers
+        while !alive.isEmpty, Date() < gone {
+            alive = alive.filter { pid in
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+                return !stat.contains(") Z ")
+            }
+            usleep(100_000)
+        }
+        #expect(alive.isEmpty, "workers \(alive) of \(workers) still running after the command exited")
+        usleep(300_000)
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(left.isEmpty, "left \(left)")
+    }
+
     @Test func badRequestsGiveOneLine() throws {
         let spec = try spec()
         let out = directory.appendingPathComponent("x.mp4").path

@@ -122,7 +122,11 @@ struct BatchCommand: Command {
         } catch {
             throw ReelError(.io, "cannot make a folder for the logs: \(ChunkJob.reason(error))", subject: logs.path)
         }
-        defer { try? FileManager.default.removeItem(at: logs) }
+        InProgressFiles.add(logs)
+        defer {
+            try? FileManager.default.removeItem(at: logs)
+            InProgressFiles.remove(logs)
+        }
         var failures: [(Int, String)] = []
         var running: [(Int, Process, URL)] = []
         var next = 0
@@ -137,7 +141,7 @@ struct BatchCommand: Command {
                 process.standardOutput = FileHandle.nullDevice
                 process.standardError = (try? FileHandle(forWritingTo: log)) ?? FileHandle.nullDevice
                 do {
-                    try process.run()
+                    try ChildProcesses.run(process)
                 } catch {
                     throw ReelError(.io, "cannot start \(executable.path): \(error.localizedDescription)", subject: "batch")
                 }
@@ -147,7 +151,9 @@ struct BatchCommand: Command {
             usleep(20_000)
             running.removeAll { index, process, log in
                 guard !process.isRunning else { return false }
+                ChildProcesses.finished(process)
                 if process.terminationReason != .exit || process.terminationStatus != 0 {
+                    ChildProcesses.waitIfStopping()
                     let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
                     let line = text.split(separator: "\n").last.map(String.init) ?? "exit \(process.terminationStatus)"
                     failures.append((index, "\(items[index].output) failed: \(line)"))

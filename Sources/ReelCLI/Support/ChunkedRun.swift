@@ -1,4 +1,5 @@
 import Foundation
+import ReelAsset
 import ReelComposition
 import ReelCore
 
@@ -30,9 +31,12 @@ enum ChunkedRun {
         let folder = given ?? output.deletingLastPathComponent().appendingPathComponent(
             ".\(output.deletingPathExtension().lastPathComponent).reel-job-\(UUID().uuidString.prefix(8))")
         var finished = false
+        // A job folder Reel made is scratch: removed when done, after a local failure, and when a
+        // signal ends the command (its workers stopped first).
+        if given == nil, !slurm { InProgressFiles.add(folder) }
         defer {
-            // A job folder Reel made is scratch: removed when done, and after a local failure.
             if given == nil, finished || !slurm { try? FileManager.default.removeItem(at: folder) }
+            InProgressFiles.remove(folder)
         }
         let whole = try session()
         whole.smartRender = !arguments.flag("no-smart")

@@ -47,7 +47,10 @@ final class LocalChunkRunner: @unchecked Sendable {
         var framesDone = 0
         func stopAll() {
             for (_, process, _) in running where process.isRunning { process.terminate() }
-            for (_, process, _) in running { process.waitUntilExit() }
+            for (_, process, _) in running {
+                process.waitUntilExit()
+                ChildProcesses.finished(process)
+            }
         }
         while next < tasks.count || !running.isEmpty {
             if lock.withLock({ cancelled }) {
@@ -67,7 +70,7 @@ final class LocalChunkRunner: @unchecked Sendable {
                 process.standardOutput = FileHandle.nullDevice
                 process.standardError = (try? FileHandle(forWritingTo: log)) ?? FileHandle.nullDevice
                 do {
-                    try process.run()
+                    try ChildProcesses.run(process)
                 } catch {
                     stopAll()
                     throw ReelError(.io, "cannot start \(executable.path): \(error.localizedDescription)", subject: job.output)
@@ -82,7 +85,9 @@ final class LocalChunkRunner: @unchecked Sendable {
                     still.append(entry)
                     continue
                 }
+                ChildProcesses.finished(process)
                 guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+                    ChildProcesses.waitIfStopping()
                     stopAll()
                     let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
                     let line = text.split(separator: "\n").last.map(String.init)

@@ -79,6 +79,7 @@ public enum SignalHandling {
                 handler()
                 return
             }
+            ChildProcesses.stopAll()
             InProgressFiles.removeAll()
             // _exit, not exit: the work threads are still running, and atexit handlers (static
             // destructors, LeakSanitizer's check) must not run under them. Output is unbuffered.
