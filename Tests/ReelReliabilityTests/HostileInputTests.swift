@@ -556,6 +556,18 @@ import Testing
         }
     }
 
+    /// `reel subtitles` refuses a WebVTT destination that is a folder before making the movie
+    /// (the movie was put in place, then the command failed on the sidecar).
+    @Test func subtitlesWriteBothFilesOrNeither() throws {
+        let out = folder.appendingPathComponent("subs")
+        try FileManager.default.createDirectory(at: out.appendingPathComponent("o.vtt"), withIntermediateDirectories: true)
+        let cues = folder.appendingPathComponent("x.srt")
+        try "1\n00:00:00,000 --> 00:00:00,500\nhi\n".write(to: cues, atomically: true, encoding: .utf8)
+        let result = try ProcessRunner.reel(["subtitles", clip.path, "--srt", cues.path, "-o", out.appendingPathComponent("o.mp4").path])
+        checkClean(result, label: "a folder where the WebVTT file goes", naming: "o.vtt")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["o.vtt"])
+    }
+
     /// `reel plan SPEC --to FILE` refuses a joined file that would replace a clip of the spec.
     @Test func aPlanCannotJoinOverASpecsClip() throws {
         let own = folder.appendingPathComponent("v.mp4")

@@ -131,6 +131,7 @@ struct ComposeCommand: Command {
         }
         if let softSubtitles {
             try OutputGuard.refuse(output: softSubtitles.webVTT, replacing: inputs)
+            try SoftSubtitles.checkDestination(softSubtitles.webVTT)
             InProgressFiles.add(softSubtitles.movie)
         }
         defer { if let softSubtitles { InProgressFiles.remove(softSubtitles.movie) } }

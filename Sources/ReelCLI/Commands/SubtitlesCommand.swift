@@ -39,6 +39,7 @@ struct SubtitlesCommand: Command {
         let webVTT = SoftSubtitles.webVTTURL(beside: url)
         if !arguments.flag("burn") {
             try OutputGuard.refuse(output: webVTT, replacing: [("the input", input), ("--srt", subtitlePath)])
+            try SoftSubtitles.checkDestination(webVTT)
         }
         if let language = arguments.value("language"), !(language.count == 3 && language.allSatisfy({ $0.isASCII && $0.isLowercase })) {
             throw UsageError("--language wants a three-letter ISO 639-2 code (eng, fra, deu), not '\(ReelError.quoted(language))'",

@@ -50,6 +50,21 @@ public enum SoftSubtitles {
         try place(temporary, at: url)
     }
 
+    /// Refuses a WebVTT destination that could not be put in place (a folder of that name, or a
+    /// folder that cannot be written), before the movie beside it is made: the two appear together
+    /// or not at all.
+    /// - Throws: ``ReelError`` naming `url`.
+    public static func checkDestination(_ url: URL) throws(ReelError) {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw ReelError(.invalidArgument, "is a folder; the WebVTT file beside the movie goes here", subject: url.path)
+        }
+        let folder = url.deletingLastPathComponent().path
+        guard access(folder.isEmpty ? "." : folder, W_OK | X_OK) == 0 else {
+            throw ReelError(.permissionDenied, "cannot be written: \(String(cString: strerror(errno)))", subject: url.path)
+        }
+    }
+
     /// The WebVTT file beside an output: its name with `.vtt` for its extension.
     /// - Parameter output: The movie.
     /// - Returns: `NAME.vtt` in the same folder.
