@@ -296,6 +296,23 @@ import Testing
         #expect(abs((try FFprobe.probe(out).streams(ofType: "video").first?.duration ?? 0) - 4) < 0.001)
     }
 
+    /// A quarter-speed copy of a 29.97 fps clip whose sound is 6 ms shorter than its picture
+    /// (180 frames, 6.006 s, against 6 s of sound, as phones and the ffmpeg CLI write it): the
+    /// sound is filled to the picture's end and every flash stays on its click. (It was refused
+    /// by the export check: the 6 ms became 24 ms, past one audio frame.)
+    @Test func aSlowedClipWhoseSoundIsShortEndsWithItsPicture() throws {
+        let kind = FlashClick(rate: (30000, 1001), seconds: 6)
+        let clip = directory.appendingPathComponent("ntsc.mp4")
+        try kind.write(to: clip)
+        let out = directory.appendingPathComponent("ntsc-quarter.mp4")
+        let result = try ProcessRunner.reel(["speed", clip.path, "--rate", "0.25", "-o", out.path])
+        try #require(result.status == 0, "\(result.standardError)")
+        let verdict = SyncMeter.judge(try SyncMeter.measure(out), expected: kind.events.map { $0 * 4 }, duration: kind.pictureSeconds * 4)
+        print("speed 0.25 of 29.97 fps: \(verdict)")
+        #expect(verdict.failures(frameTolerant: true).isEmpty, "\(verdict.failures(frameTolerant: true))")
+        #expect(abs(verdict.endGap) < 0.001, "the sound ends \(verdict.endGap) s from the picture")
+    }
+
     /// recover on a file whose edit lists show 0.3–2.3 s: the frames before and after stay
     /// hidden (the old copy showed the 21 after). And an interrupted (fragmented) recording
     /// whose edit lists hide a lead-in keeps it hidden, sound and picture together.

@@ -120,6 +120,9 @@ final class AudioStretcher {
     private let graph: AudioFilterGraph?
     private let lane: AudioEncodingLane
     private var sourceDone = false
+    /// Where the sound ends (the picture's end, at 48 kHz), and its channels, for the fill.
+    private let end: Int64?
+    private let channels: Int
 
     /// - Parameter samples: where the stretched sound is cut (the picture's end), at 48 kHz.
     init(asset: Asset, track: AssetTrack, rate: Double, pitch: AudioTimePitchAlgorithm, samples: Int64?,
@@ -139,6 +142,8 @@ final class AudioStretcher {
             graph = try AudioFilterGraph(description: "asetrate=\(48000.0 * rate),aresample=48000", format: format)
         }
         lane = try AudioEncodingLane(channels: channels, muxer: muxer)
+        end = samples
+        self.channels = channels
     }
 
     /// Encodes the stretched audio of the source up to `time` (in source time).
@@ -160,6 +165,16 @@ final class AudioStretcher {
 
     func finish() throws(ReelError) {
         try encode(untilSourceTime: .positiveInfinity)
+        // A sound shorter than its picture (a 29.97 fps clip's is often 6 ms short, 24 ms at a
+        // quarter speed) is filled with silence to the picture's end, as ExportPlans plans it.
+        if let end, lane.sampleCount < end {
+            var missing = end - lane.sampleCount
+            while missing > 0 {
+                let count = Int(min(missing, 48000))
+                try lane.append(try AudioBuffer(format: .standard(sampleRate: 48000, channels: channels), frameCount: count))
+                missing -= Int64(count)
+            }
+        }
         try lane.finish()
     }
 
