@@ -174,36 +174,28 @@ import Testing
     /// is 160x90 but this input writes 90x160", as the reader scaled the stored picture to the
     /// upright size and then turned it.)
     @Test func aPortraitPhoneClipIsPackagedUpright() throws {
-        let upright = directory.appendingPathComponent("upright.mp4")
-        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "color=white:size=180x160:rate=25:duration=2", "-f", "lavfi",
-                                  "-i", "color=black:size=180x160:rate=25:duration=2", "-filter_complex", "[0][1]vstack",
-                                  "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", upright.path])
-        let stored = directory.appendingPathComponent("stored.mp4")
-        try ProcessRunner.ffmpeg(["-i", upright.path, "-vf", "transpose=1", "-c:v", "libx264", "-preset", "ultrafast", stored.path])
         let phone = directory.appendingPathComponent("phone.mp4")
-        try ProcessRunner.ffmpeg(["-i", stored.path, "-c", "copy", "-metadata:s:v:0", "rotate=90", phone.path])
+        try PortraitClip.write(to: phone, width: 180, height: 320, seconds: 2)
         let package = directory.appendingPathComponent("phone-package")
         let result = try ProcessRunner.reel(["export", phone.path, "--hls", package.path, "--ladder", "160", "--segment", "1"],
                                             timeout: 300)
         try #require(result.status == 0, "\(result.standardError)")
-        let folder = package.appendingPathComponent("160p")
-        var whole = try Data(contentsOf: folder.appendingPathComponent("init.mp4"))
-        for segment in try segmentNames(folder) { whole.append(try Data(contentsOf: folder.appendingPathComponent(segment))) }
-        let joined = directory.appendingPathComponent("phone-160p.mp4")
-        try whole.write(to: joined)
+        let joined = try joinedSegments(package.appendingPathComponent("160p"), to: directory.appendingPathComponent("phone-160p.mp4"))
         let video = try #require(try FFprobe.probe(joined).streams(ofType: "video").first)
         #expect(video.width == 90 && video.height == 160, "\(video.width ?? 0)x\(video.height ?? 0)")
         // The package as a player shows it, beside the source as FFmpeg shows it (turned by its matrix).
         for (file, label) in [(joined, "the package"), (phone, "the source")] {
-            let raw = directory.appendingPathComponent("\(file.lastPathComponent).gray")
-            try ProcessRunner.ffmpeg(["-i", file.path, "-frames:v", "1", "-vf", "scale=90:160", "-f", "rawvideo", "-pix_fmt", "gray",
-                                      raw.path])
-            let pixels = [UInt8](try Data(contentsOf: raw))
-            try #require(pixels.count == 90 * 160)
-            let top = pixels[0..<(90 * 70)].map(Int.init).reduce(0, +) / (90 * 70)
-            let bottom = pixels[(90 * 90)...].map(Int.init).reduce(0, +) / (90 * 70)
+            let (top, bottom) = try PortraitClip.halves(of: file, width: 90, height: 160)
             #expect(top > 200 && bottom < 40, "\(label): top half \(top), bottom half \(bottom)")
         }
+    }
+
+    /// A rendition's segments joined behind its initialization segment, at `file`.
+    private func joinedSegments(_ folder: URL, to file: URL) throws -> URL {
+        var whole = try Data(contentsOf: folder.appendingPathComponent("init.mp4"))
+        for segment in try segmentNames(folder) { whole.append(try Data(contentsOf: folder.appendingPathComponent(segment))) }
+        try whole.write(to: file)
+        return file
     }
 
     /// `input` packaged with one 90p rendition in 1 s segments; that rendition's segments and the
@@ -216,14 +208,8 @@ import Testing
                 "--segment", "1",
             ], timeout: 300)
         try #require(result.status == 0, "\(result.standardError)")
-        var parts: [URL] = []
-        for rendition in ["90p", "audio"] {
-            let folder = package.appendingPathComponent(rendition)
-            var whole = try Data(contentsOf: folder.appendingPathComponent("init.mp4"))
-            for segment in try segmentNames(folder) { whole.append(try Data(contentsOf: folder.appendingPathComponent(segment))) }
-            let file = directory.appendingPathComponent("\(name)-\(rendition).mp4")
-            try whole.write(to: file)
-            parts.append(file)
+        let parts = try ["90p", "audio"].map { rendition in
+            try joinedSegments(package.appendingPathComponent(rendition), to: directory.appendingPathComponent("\(name)-\(rendition).mp4"))
         }
         return (parts[0], parts[1])
     }

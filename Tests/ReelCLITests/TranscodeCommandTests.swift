@@ -211,26 +211,15 @@ import Testing
     /// with its bright half on top, as FFmpeg shows the source. (It came out 160x90, on its side.)
     @Test(arguments: [("mkv", "h264"), ("webm", "vp9")])
     func aPortraitClipStaysUprightInAContainerWithoutAMatrix(_ container: String, _ codec: String) throws {
-        let upright = directory.appendingPathComponent("upright-\(container).mp4")
-        try ProcessRunner.ffmpeg(["-f", "lavfi", "-i", "color=white:size=90x80:rate=25:duration=1", "-f", "lavfi",
-                                  "-i", "color=black:size=90x80:rate=25:duration=1", "-filter_complex", "[0][1]vstack",
-                                  "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", upright.path])
-        let stored = directory.appendingPathComponent("stored-\(container).mp4")
-        try ProcessRunner.ffmpeg(["-i", upright.path, "-vf", "transpose=1", "-c:v", "libx264", "-preset", "ultrafast", stored.path])
         let phone = directory.appendingPathComponent("phone-\(container).mp4")
-        try ProcessRunner.ffmpeg(["-i", stored.path, "-c", "copy", "-metadata:s:v:0", "rotate=90", phone.path])
+        try PortraitClip.write(to: phone, width: 90, height: 160, seconds: 1)
         let output = directory.appendingPathComponent("phone.\(container)")
         let result = try ProcessRunner.reel(["transcode", phone.path, "-o", output.path, "--codec", codec])
         try #require(result.status == 0, "\(result.standardError)")
         let video = try #require(try FFprobe.probe(output).streams(ofType: "video").first)
         #expect(video.width == 90 && video.height == 160, "\(video.width ?? 0)x\(video.height ?? 0)")
         for (file, label) in [(output, "the \(container)"), (phone, "the source")] {
-            let raw = directory.appendingPathComponent("\(file.lastPathComponent).gray")
-            try ProcessRunner.ffmpeg(["-i", file.path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", raw.path])
-            let pixels = [UInt8](try Data(contentsOf: raw))
-            try #require(pixels.count == 90 * 160, "\(label): \(pixels.count) pixels, not 90x160")
-            let top = pixels[0..<(90 * 70)].map(Int.init).reduce(0, +) / (90 * 70)
-            let bottom = pixels[(90 * 90)...].map(Int.init).reduce(0, +) / (90 * 70)
+            let (top, bottom) = try PortraitClip.halves(of: file, width: 90, height: 160)
             #expect(top > 200 && bottom < 40, "\(label): top half \(top), bottom half \(bottom)")
         }
     }
