@@ -61,7 +61,14 @@ import Testing
             // Nothing a batch reads is written over: neither a line's own input nor another line's.
             ("clip1.mp4\tclip1.mp4", "would overwrite the input of line 2"),
             ("clip1.mp4\tclip0.mp4", "would overwrite the input of line 1"),
+            // Found before anything renders: a missing folder, a name no file system takes, and
+            // one file written by two lines through a symbolic link to its folder.
+            ("clip1.mp4\tnowhere/x.mp4", "nowhere does not exist"),
+            ("clip1.mp4\tout/" + String(repeating: "n", count: 300) + ".mp4", "longer than a file name"),
+            ("clip1.mp4\tlinked/first.mp4", "as line 1 does"),
         ]
+        try? FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("linked"),
+                                                    withDestinationURL: directory.appendingPathComponent("out"))
         for (text, expected) in cases {
             let bad = directory.appendingPathComponent("bad.tsv")
             try Data(("clip0.mp4\tout/first.mp4\n" + text + "\n").utf8).write(to: bad)
@@ -71,6 +78,13 @@ import Testing
                     "\(text): \(result.standardError)")
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out/first.mp4").path))
         }
+        // A manifest with Windows line endings reads as one with Unix ones (its CR was taken
+        // for part of the last field): checked with a bad preset, refused by its own name.
+        let crlf = directory.appendingPathComponent("crlf.tsv")
+        try Data("clip0.mp4\tout/first.mp4\tlow\r\nclip1.mp4\tout/x.mp4\tnope\r\n".utf8).write(to: crlf)
+        let windows = try ProcessRunner.reel(["batch", crlf.path, "--jobs", "2"])
+        #expect(windows.status == 2 && windows.standardError.contains("crlf.tsv:2") && windows.standardError.contains("not 'nope'"),
+                "\(windows.standardError)")
         let usage = try ProcessRunner.reel(["batch", manifest.path, "--jobs", "2", "--slurm"])
         #expect(usage.status == 1 && usage.standardError.contains("not both"), "\(usage.standardError)")
         let missing = try ProcessRunner.reel(["batch", directory.appendingPathComponent("none.tsv").path])

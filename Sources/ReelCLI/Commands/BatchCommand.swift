@@ -30,7 +30,8 @@ struct BatchItem: Sendable {
         var items: [BatchItem] = []
         var outputs: [String: Int] = [:]
         var lines: [Int] = []
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character in Swift, so a CRLF manifest is split on either ending.
+        for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
             if line.trimmingCharacters(in: .whitespaces).isEmpty || line.hasPrefix("#") { continue }
             let place = "\(url.path):\(number + 1)"
@@ -50,10 +51,22 @@ struct BatchItem: Sendable {
                 throw ReelError(.invalidArgument, "the preset is one of \(ExportPreset.allCases.map(\.rawValue).joined(separator: ", ")), not '\(preset)'",
                                 subject: place)
             }
-            if let earlier = outputs[item.output] {
+            // Every line is checked before any renders: the output's name and folder too.
+            let output = URL(fileURLWithPath: item.output)
+            guard item.output.utf8.count < Int(PATH_MAX), output.pathComponents.allSatisfy({ $0.utf8.count <= Int(NAME_MAX) }) else {
+                throw ReelError(.invalidArgument, "the output's name is longer than a file name or path may be", subject: place)
+            }
+            var isFolder: ObjCBool = false
+            let outputFolder = output.deletingLastPathComponent()
+            guard FileManager.default.fileExists(atPath: outputFolder.path, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ReelError(.fileNotFound, "the output's folder \(outputFolder.path) does not exist", subject: place)
+            }
+            // Two lines writing one file, also through a symbolic link to the folder.
+            let target = outputFolder.resolvingSymlinksInPath().appendingPathComponent(output.lastPathComponent).path
+            if let earlier = outputs[target] {
                 throw ReelError(.invalidArgument, "writes \(item.output), as line \(earlier) does", subject: place)
             }
-            outputs[item.output] = number + 1
+            outputs[target] = number + 1
             items.append(item)
             lines.append(number + 1)
         }
