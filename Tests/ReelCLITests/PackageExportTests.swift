@@ -265,7 +265,16 @@ import Testing
         let aFile = directory.appendingPathComponent("a-file")
         try Data("x".utf8).write(to: aFile)
         let fresh = directory.appendingPathComponent("fresh").path
+        // Symbolic links, to an empty folder and to nothing: refused before encoding (the
+        // package could not be put in place, found after every rendition was encoded).
+        let empty = directory.appendingPathComponent("empty-target")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let linked = directory.appendingPathComponent("linked"), dangling = directory.appendingPathComponent("dangling")
+        try FileManager.default.createSymbolicLink(at: linked, withDestinationURL: empty)
+        try FileManager.default.createSymbolicLink(at: dangling, withDestinationURL: directory.appendingPathComponent("gone"))
         let cases: [([String], String)] = [
+            (["--hls", linked.path], "is a symbolic link"),
+            (["--dash", dangling.path], "is a symbolic link"),
             (["--hls", fresh, "--ladder", "720,abc"], "--ladder takes even picture heights"),
             (["--hls", fresh, "--ladder", "0"], "not '0'"),
             (["--hls", fresh, "--ladder", "721"], "not '721'"),

@@ -71,6 +71,12 @@ public struct AdaptivePackage: Sendable {
     public static func checkDestination(_ destination: URL) throws(ReelError) {
         let manager = FileManager.default
         var isFolder: ObjCBool = false
+        // A symbolic link, to a folder or to nothing, cannot be replaced by the finished package
+        // (found only after every rendition was encoded): refused before any work.
+        var status = stat()
+        if lstat(destination.path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+            throw ReelError(.invalidArgument, "is a symbolic link; the package needs a new or empty folder", subject: destination.path)
+        }
         if manager.fileExists(atPath: destination.path, isDirectory: &isFolder) {
             guard isFolder.boolValue else {
                 throw ReelError(
