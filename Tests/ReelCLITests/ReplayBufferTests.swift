@@ -221,7 +221,13 @@ import Testing
         #expect(process.terminationStatus == 0, "\(log)")
         let playlist = try String(contentsOf: folder.appendingPathComponent("playlist.m3u8"), encoding: .utf8)
         let durations = playlist.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }.compactMap { Double($0.dropFirst(8).dropLast()) }
-        #expect(durations.count >= 5 && durations.dropLast().allSatisfy { abs($0 - 1) < 0.05 }, "\(durations)")
+        // Segments are cut on the 1 s grid, at the first picture at or after each second: each
+        // cut (the running sum) is on its second or up to three frames after it, where the camera
+        // dropped the pictures at the boundary on a loaded machine ([1, 1, 1, 1, 1.067, 0.933, 1]).
+        let cuts = durations.dropLast().reduce(into: [Double]()) { $0.append(($0.last ?? 0) + $1) }
+        #expect(durations.count >= 5 && cuts.enumerated().allSatisfy { index, cut in
+            cut - Double(index + 1) > -0.01 && cut - Double(index + 1) < 0.1 + 0.01
+        }, "\(durations)")
         #expect(ownSegments == 0, "the buffer wrote \(ownSegments) segments of its own")
         let replays = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("replay-") }
         let replay = directory.appendingPathComponent(try #require(replays.first, "\(log)"))
